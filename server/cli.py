@@ -1,0 +1,231 @@
+"""supalite serve | migrate | policies apply | keys | db url | psql | config"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+from server.config import SETTINGS, ConfigError, Settings, load_settings
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind_allowed(settings: Settings) -> None:
+    if settings.uses_demo_secret and not _is_loopback(settings.host) and not settings.dev:
+        raise ConfigError(
+            f"refusing to serve on {settings.host} with the demo JWT secret: set SUPALITE_JWT_SECRET "
+            "(32+ characters) or pass --dev on a development machine"
+        )
+    if len(settings.jwt_secret) < 32:
+        raise ConfigError("SUPALITE_JWT_SECRET must be at least 32 characters long")
+
+
+def check_port_free(host: str, port: int) -> None:
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def _export_for_workers(settings: Settings, owner_url: str) -> None:
+    """Worker processes rebuild Settings from the environment: hand them the resolved values."""
+    os.environ["DATABASE_URL"] = owner_url
+    os.environ["SUPALITE_HOST"] = settings.host
+    os.environ["SUPALITE_PORT"] = str(settings.port)
+    os.environ["SUPALITE_DEV"] = "true" if settings.dev else "false"
+    os.environ["SUPALITE_DATA_DIR"] = str(settings.data_dir)
+    os.environ["SUPALITE_PROJECT_DIR"] = str(settings.project_dir)
+
+
+def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from server.auth.jwt import anon_key
+    from server.db.database import owner_database
+    from server.db.project import migrate
+
+    check_bind_allowed(settings)
+    check_port_free(settings.host, settings.port)
+    # SIGTERM unwinds like Ctrl-C, so the embedded PostgreSQL is stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with owner_database(settings) as owner_url:
+        if settings.migrate_on_start:
+            migrate(settings, owner_url)
+        _export_for_workers(settings, owner_url)
+        print(f"supalite: serving {settings.api_url} (anon key {anon_key(settings)[:24]}...)", flush=True)
+        uvicorn.run(
+            "server.app:app_from_environment",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level=settings.log_level,
+            access_log=False,
+            lifespan="on",
+        )
+    return 0
+
+
+def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
+    from server.db.database import owner_database
+    from server.db.project import migrate
+
+    with owner_database(settings) as owner_url:
+        migrate(settings, owner_url)
+    print("supalite: database is up to date")
+    return 0
+
+
+def cmd_policies(settings: Settings, args: argparse.Namespace) -> int:
+    from server.db.database import owner_database
+    from server.db.project import apply_policies_now
+
+    with owner_database(settings) as owner_url:
+        apply_policies_now(settings, owner_url)
+    print("supalite: policies applied")
+    return 0
+
+
+def _running_db_url(settings: Settings) -> str | None:
+    if settings.database_url:
+        return settings.database_url
+    from server.db.embedded import Cluster
+
+    cluster = Cluster(settings.data_dir)
+    port = cluster.running_port()
+    return cluster.url(port) if port is not None else None
+
+
+def cmd_keys(settings: Settings, args: argparse.Namespace) -> int:
+    from server.auth.jwt import anon_key, service_role_key
+
+    db_url = _running_db_url(settings) or "(not running: start with `supalite serve`)"
+    rows = [
+        ("API URL", settings.api_url),
+        ("REST URL", f"{settings.api_url}/rest/v1"),
+        ("DB URL", db_url),
+        ("Inbucket URL", f"{settings.api_url}/inbox"),
+        ("JWT secret", settings.jwt_secret),
+        ("anon key", anon_key(settings)),
+        ("service_role key", service_role_key(settings)),
+    ]
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name.rjust(width)}: {value}")
+    return 0
+
+
+def cmd_db_url(settings: Settings, args: argparse.Namespace) -> int:
+    url = _running_db_url(settings)
+    if url is None:
+        raise ConfigError(f"the embedded PostgreSQL in {settings.data_dir} is not running: start `supalite serve` first")
+    print(url)
+    return 0
+
+
+def _psql_binary() -> str:
+    from server.db.embedded import bin_dir
+
+    bundled = bin_dir() / "psql"
+    if bundled.is_file():
+        return str(bundled)
+    found = shutil.which("psql")
+    if not found:
+        raise ConfigError("psql not found (install the PostgreSQL client)")
+    return found
+
+
+def cmd_psql(settings: Settings, args: argparse.Namespace) -> int:
+    import subprocess
+
+    url = _running_db_url(settings)
+    if url is not None:
+        return subprocess.call([_psql_binary(), url, *args.psql_args])
+    from server.db.database import owner_database
+
+    with owner_database(settings) as owner_url:
+        return subprocess.call([_psql_binary(), owner_url, *args.psql_args])
+
+
+def cmd_config(settings: Settings, args: argparse.Namespace) -> int:
+    print("| Variable | Default | Meaning |\n|---|---|---|")
+    for setting in SETTINGS.values():
+        default = f"`{setting.default}`" if setting.default else "(empty)"
+        print(f"| `{setting.env}` | {default} | {setting.help} |")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="supalite", description="Supabase-compatible backend")
+    parser.add_argument("--data-dir", help="data directory (SUPALITE_DATA_DIR)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the server")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--workers", type=int)
+    serve.add_argument("--dev", action="store_true", default=None, help="development machine")
+    serve.add_argument("--data-dir", dest="serve_data_dir", help="data directory")
+    serve.add_argument("--no-migrate", action="store_true", help="do not migrate at start")
+    serve.set_defaults(func=cmd_serve)
+
+    sub.add_parser("migrate", help="apply platform schema, migrations, policies, buckets").set_defaults(func=cmd_migrate)
+    policies = sub.add_parser("policies", help="row-level security policies")
+    policies_sub = policies.add_subparsers(dest="policies_command", required=True)
+    policies_sub.add_parser("apply", help="re-apply policies/*.sql in one transaction").set_defaults(func=cmd_policies)
+    sub.add_parser("keys", help="print URLs and keys").set_defaults(func=cmd_keys)
+    db = sub.add_parser("db", help="database")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_sub.add_parser("url", help="print the database URL").set_defaults(func=cmd_db_url)
+    psql = sub.add_parser("psql", help="open psql on the database")
+    psql.set_defaults(func=cmd_psql)
+    sub.add_parser("config", help="list every setting").set_defaults(func=cmd_config)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "psql":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.psql_args = extra
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    try:
+        settings = load_settings()
+        data_dir = getattr(args, "serve_data_dir", None) or args.data_dir
+        settings = settings.with_overrides(
+            host=getattr(args, "host", None),
+            port=getattr(args, "port", None),
+            workers=getattr(args, "workers", None),
+            dev=getattr(args, "dev", None),
+            data_dir=Path(data_dir).expanduser().resolve() if data_dir else None,
+            migrate_on_start=False if getattr(args, "no_migrate", False) else None,
+        )
+        return args.func(settings, args)
+    except ConfigError as exc:
+        print(f"supalite: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""What every service of one server process shares: settings, keys, pools, lifecycle hooks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable
+
+from psycopg_pool import AsyncConnectionPool
+
+from server.auth.jwt import JwtKeys
+from server.config import Settings
+
+Hook = Callable[[], Awaitable[None]]
+
+
+@dataclass
+class AppContext:
+    settings: Settings
+    keys: JwtKeys
+    api_pool: AsyncConnectionPool
+    admin_pool: AsyncConnectionPool
+    on_startup: list[Hook] = field(default_factory=list)
+    on_shutdown: list[Hook] = field(default_factory=list)

@@ -1,0 +1,72 @@
+"""Which PostgreSQL the server uses: `DATABASE_URL`, or the embedded cluster in the data dir."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from server.auth.jwt import derived_secret
+from server.config import ConfigError, Settings
+from server.db.embedded import EmbeddedPostgres
+
+API_ROLE = "authenticator"
+
+
+def authenticator_password(settings: Settings) -> str:
+    return settings.authenticator_password or derived_secret(settings, "supalite-authenticator")
+
+
+def api_conninfo(settings: Settings, owner_url: str) -> str:
+    """Same server and database as the owner URL, logged in as `authenticator`."""
+    return make_conninfo(owner_url, user=API_ROLE, password=authenticator_password(settings))
+
+
+def describe(url: str) -> str:
+    """host:port/dbname of a URL, without credentials, for messages."""
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "(unparsable DATABASE_URL)"
+    return f"{parts.get('host', 'localhost')}:{parts.get('port', 5432)}/{parts.get('dbname', '')}"
+
+
+def check_reachable(url: str) -> None:
+    try:
+        psycopg.connect(url, connect_timeout=5).close()
+    except psycopg.OperationalError as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else "connection failed"
+        raise ConfigError(f"cannot reach the database at {describe(url)}: {reason}") from None
+    except psycopg.ProgrammingError as exc:
+        raise ConfigError(f"invalid DATABASE_URL: {exc}") from None
+
+
+def sqlalchemy_url(url: str) -> str:
+    """A libpq URL or conninfo as the SQLAlchemy psycopg-3 URL alembic needs."""
+    from sqlalchemy.engine import URL
+
+    parts = conninfo_to_dict(url)
+    return URL.create(
+        "postgresql+psycopg",
+        username=parts.get("user"),
+        password=parts.get("password"),
+        host=parts.get("host", "localhost"),
+        port=int(parts["port"]) if parts.get("port") else None,
+        database=parts.get("dbname"),
+    ).render_as_string(hide_password=False)
+
+
+@contextmanager
+def owner_database(settings: Settings, *, fast_unsafe: bool = False) -> Iterator[str]:
+    """Yield the owner URL; start (and finally stop) the embedded cluster when there is no URL."""
+    if settings.database_url:
+        check_reachable(settings.database_url)
+        yield settings.database_url
+        return
+    embedded = EmbeddedPostgres(settings.data_dir, settings.db_port, fast_unsafe=fast_unsafe)
+    try:
+        yield embedded.start()
+    finally:
+        embedded.stop()

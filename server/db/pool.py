@@ -1,0 +1,17 @@
+"""Connection pools: `api` logs in as authenticator (role switched per request), `admin`
+as the owner, for the platform's own bookkeeping (auth tables, storage metadata...)."""
+
+from __future__ import annotations
+
+from psycopg_pool import AsyncConnectionPool
+
+
+def make_pool(conninfo: str, size: int, name: str) -> AsyncConnectionPool:
+    return AsyncConnectionPool(
+        conninfo,
+        min_size=min(2, size),
+        max_size=size,
+        name=name,
+        open=False,
+        kwargs={"autocommit": False, "prepare_threshold": 3},
+    )

@@ -1,0 +1,64 @@
+"""Applies the whole database side of a project: platform schema, alembic head, policies,
+bucket declarations (`supalite migrate`, and `supalite serve` at start)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import psycopg
+
+from server.config import ConfigError, Settings
+from server.db.bucket_declarations import load_bucket_declarations
+from server.db.database import api_conninfo, authenticator_password, sqlalchemy_url
+from server.db.migrate import (
+    MigrationError,
+    apply_buckets,
+    apply_platform_schema,
+    apply_policies,
+    ensure_authenticator_login,
+)
+
+log = logging.getLogger("supalite.migrate")
+
+
+def run_alembic(owner_url: str, migrations_dir: Path) -> None:
+    if not (migrations_dir / "env.py").is_file():
+        return
+    from alembic import command
+    from alembic.config import Config
+    from alembic.util.exc import CommandError
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir))
+    cfg.attributes["sqlalchemy_url"] = sqlalchemy_url(owner_url)
+    try:
+        command.upgrade(cfg, "head")
+    except CommandError as exc:
+        raise MigrationError(f"alembic: {exc}") from None
+    except Exception as exc:  # a failing revision: DBAPI errors carry the SQL problem
+        origin = getattr(exc, "orig", None) or exc
+        first = str(origin).strip().splitlines()[0] if str(origin).strip() else type(origin).__name__
+        raise MigrationError(f"alembic upgrade failed: {first}") from None
+
+
+def migrate(settings: Settings, owner_url: str) -> None:
+    project = settings.project_dir
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        applied = apply_platform_schema(conn)
+        ensure_authenticator_login(conn, api_conninfo(settings, owner_url), authenticator_password(settings))
+    if applied:
+        log.info("platform schema: applied %s", ", ".join(applied))
+    run_alembic(owner_url, project / "migrations")
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        if apply_policies(conn, project / "policies"):
+            log.info("policies applied")
+        apply_buckets(conn, load_bucket_declarations(project / "storage" / "buckets.toml"))
+
+
+def apply_policies_now(settings: Settings, owner_url: str) -> None:
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        apply_policies(conn, settings.project_dir / "policies", force=True)
+
+
+__all__ = ["migrate", "apply_policies_now", "run_alembic", "ConfigError"]

@@ -1,0 +1,11 @@
+"""Routes of /realtime/v1."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+
+from server.context import AppContext
+
+
+def build(ctx: AppContext) -> Starlette:
+    return Starlette(routes=[])

@@ -1,0 +1,12 @@
+revision = "0001"
+down_revision = None
+
+from alembic import op
+
+
+def upgrade() -> None:
+    op.execute("create table public.widgets (id bigint generated always as identity primary key, name text not null)")
+
+
+def downgrade() -> None:
+    op.execute("drop table public.widgets")

@@ -1,0 +1,164 @@
+"""Test harness: one PostgreSQL per session, a migrated template, a database per module,
+and live servers (`supalite serve` subprocesses on free ports)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from server.auth.jwt import anon_key, service_role_key
+from server.config import Settings, load_settings
+from server.db.embedded import EmbeddedPostgres, free_port
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATE_DB = "supalite_template"
+SUPALITE = str(Path(sys.executable).parent / "supalite")
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A temp dir the cluster's system user can traverse (pytest's tmp dirs are 0700)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    path.chmod(0o755)
+    return path
+
+
+def with_database(url: str, dbname: str) -> str:
+    return make_conninfo(url, dbname=dbname)
+
+
+def base_settings(database_url: str, **overrides: object) -> Settings:
+    env = {
+        "DATABASE_URL": database_url,
+        "SUPALITE_PROJECT_DIR": str(REPO),
+        "SUPALITE_RATE_LIMITS": "false",
+    }
+    settings = load_settings(env, dotenv=None)
+    return settings.with_overrides(**overrides)
+
+
+def create_database_from_template(owner_url: str, name: str) -> str:
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("create database {} template {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE_DB)))
+    return with_database(owner_url, name)
+
+
+def drop_database(owner_url: str, name: str) -> None:
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+def build_template(owner_url: str) -> None:
+    """Create and migrate the template every test database is cloned from."""
+    from server.db.project import migrate
+
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(TEMPLATE_DB)))
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(TEMPLATE_DB)))
+    url = with_database(owner_url, TEMPLATE_DB)
+    migrate(base_settings(url), url)
+
+
+def unique_name(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:10]}"
+
+
+@dataclass
+class LiveServer:
+    """A `supalite serve` process, with what a client needs to reach it."""
+
+    url: str
+    database_url: str
+    process: subprocess.Popen[bytes]
+    settings: Settings
+    log_path: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def anon_key(self) -> str:
+        return anon_key(self.settings)
+
+    @property
+    def service_key(self) -> str:
+        return service_role_key(self.settings)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}")
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"server at {url} not healthy after {timeout}s")
+
+
+def start_server(database_url: str | None, *, extra_env: dict[str, str] | None = None,
+                 args: list[str] | None = None, data_dir: Path | None = None) -> LiveServer:
+    port = free_port()
+    log_dir = scratch_dir("supalite-log-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_"))}
+    env.pop("DATABASE_URL", None)
+    env.update({"SUPALITE_PROJECT_DIR": str(REPO), "SUPALITE_RATE_LIMITS": "false", "SUPALITE_LOG_LEVEL": "warning"})
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    if data_dir:
+        env["SUPALITE_DATA_DIR"] = str(data_dir)
+    env.update(extra_env or {})
+    log_path = log_dir / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [SUPALITE, "serve", "--port", str(port), *(args or [])],
+            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(REPO), stdin=subprocess.DEVNULL,
+        )
+    url = f"http://127.0.0.1:{port}"
+    settings = load_settings({k: v for k, v in env.items()}, dotenv=None).with_overrides(port=port)
+    server = LiveServer(url, database_url or "", process, settings, log_path, env)
+    try:
+        wait_healthy(url, process)
+    except RuntimeError as exc:
+        server.stop()
+        raise RuntimeError(f"{exc}\n--- server log ---\n{server.log()}") from None
+    return server
+
+
+def session_cluster() -> Iterator[str]:
+    """The owner URL of the test session's PostgreSQL: DATABASE_URL, or a fresh embedded one."""
+    external = os.environ.get("DATABASE_URL")
+    if external:
+        yield external
+        return
+    pg = EmbeddedPostgres(scratch_dir("supalite-pg-") / "data", port=0, fast_unsafe=True)
+    try:
+        yield pg.start()
+    finally:
+        pg.stop()

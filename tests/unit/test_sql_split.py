@@ -1,0 +1,23 @@
+from server.db.sql_split import split_statements
+
+
+def test_splits_on_semicolons_outside_quotes_comments_and_bodies() -> None:
+    script = (
+        "-- header; not a statement\n"
+        "create table t (a text default 'x;y');\n"
+        "\n"
+        "create function f() returns int language plpgsql as $body$\n"
+        "begin return 1; end;\n"
+        "$body$;\n"
+        "/* a; /* nested; */ comment */ select $$;$$, \"we;ird\", E'it\\'s;';\n"
+        "select 1"
+    )
+    statements = split_statements(script)
+    assert [s.line for s in statements] == [2, 4, 7, 8]
+    assert statements[1].text.endswith("$body$;")
+    assert statements[2].text.endswith("E'it\\'s;';")
+    assert statements[3].text == "select 1"
+
+
+def test_comment_only_script_has_no_statements() -> None:
+    assert split_statements("-- nothing\n/* here; */\n;\n") == []
