@@ -58,6 +58,7 @@ def create_app(settings: Settings) -> Starlette:
         Mount("/rest/v1", app=rest.build(ctx)),
         Mount("/storage/v1", app=storage.build(ctx)),
         Mount("/realtime/v1", app=realtime.build(ctx)),
+        Mount("/inbox", app=auth.inbox_app(ctx)),
         Mount("/", app=web.build(ctx)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

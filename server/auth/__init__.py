@@ -1,5 +1,6 @@
-"""GoTrue-compatible /auth/v1."""
+"""GoTrue-compatible /auth/v1, and the dev inbox mounted at /inbox."""
 
+from server.auth.inbox import inbox_app
 from server.auth.routes import build
 
-__all__ = ["build"]
+__all__ = ["build", "inbox_app"]

@@ -2,12 +2,17 @@
 
 HS256 with the shared secret by default. API keys (anon, service_role) are JWTs too; with
 the Supabase CLI's demo secret they are byte for byte the CLI's well-known local keys.
+
+With a JWK file (SUPALITE_JWT_KEYS_FILE), user tokens are signed with its first private key
+(RS256 or ES256, `kid` in the header) and every key's public part is published at
+/auth/v1/.well-known/jwks.json; HS256 tokens (the API keys) stay valid, as on Supabase.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -28,9 +33,15 @@ class JwtError(Exception):
 class JwtKeys:
     secret: str
     expiry: int = 3600
-    # Asymmetric keys (kid -> key) are added by the auth service when configured.
+    # Asymmetric keys (kid -> public key object), from the JWK file when configured.
     verify_keys: dict[str, Any] = field(default_factory=dict)
     algorithms: tuple[str, ...] = ("HS256",)
+    # The key user tokens are signed with (None: HS256 with the secret).
+    signing_key: Any = None
+    signing_alg: str = "HS256"
+    signing_kid: str = ""
+    # Public JWKs, as published at /.well-known/jwks.json.
+    public_jwks: list[dict[str, Any]] = field(default_factory=list)
 
     def decode(self, token: str) -> dict[str, Any]:
         try:
@@ -40,7 +51,7 @@ class JwtKeys:
         alg = header.get("alg")
         if alg not in self.algorithms:
             raise JwtError(f"invalid JWT: unsupported algorithm {alg!r}")
-        key: Any = self.secret if alg == "HS256" else self.verify_keys.get(header.get("kid", ""))
+        key: Any = self.secret if alg == "HS256" else self._verify_key(header.get("kid"))
         if key is None:
             raise JwtError("invalid JWT: unknown signing key")
         try:
@@ -53,24 +64,83 @@ class JwtKeys:
             raise JwtError("invalid JWT: claims are not an object")
         return claims
 
+    def _verify_key(self, kid: Any) -> Any:
+        if isinstance(kid, str) and kid in self.verify_keys:
+            return self.verify_keys[kid]
+        # A token without `kid` is accepted only when there is a single candidate key.
+        if kid is None and len(self.verify_keys) == 1:
+            return next(iter(self.verify_keys.values()))
+        return None
+
     def sign(self, claims: Mapping[str, Any]) -> str:
+        """Sign user tokens: with the asymmetric signing key when configured, else HS256."""
+        if self.signing_key is None:
+            return self.sign_hs256(claims)
+        headers = {"kid": self.signing_kid} if self.signing_kid else None
+        return pyjwt.encode(dict(claims), self.signing_key, algorithm=self.signing_alg, headers=headers)
+
+    def sign_hs256(self, claims: Mapping[str, Any]) -> str:
         return pyjwt.encode(dict(claims), self.secret, algorithm="HS256")
 
 
+_ASYMMETRIC = {"RSA": "RS256", "EC": "ES256"}
+_PRIVATE_PARTS = ("d", "p", "q", "dp", "dq", "qi", "oth", "k")
+
+
+def load_jwk_file(keys: JwtKeys, path: str) -> None:
+    """Add the keys of a JWK file (a JWK, a JWK array, or a JWK set) to `keys`.
+
+    The first key holding private material signs user tokens; every key verifies.
+    """
+    from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise JwtError(f"cannot read JWT keys file {path}: {exc}") from None
+    jwks = raw.get("keys", [raw]) if isinstance(raw, dict) else raw
+    if not isinstance(jwks, list):
+        raise JwtError(f"JWT keys file {path}: expected a JWK, a JWK array or a JWK set")
+    for index, jwk in enumerate(jwks):
+        if not isinstance(jwk, dict) or jwk.get("kty") not in _ASYMMETRIC:
+            continue  # oct keys: the HS256 secret setting covers the symmetric case
+        alg = jwk.get("alg") or _ASYMMETRIC[jwk["kty"]]
+        kid = str(jwk.get("kid") or f"key-{index}")
+        loader = RSAAlgorithm if jwk["kty"] == "RSA" else ECAlgorithm
+        try:
+            key = loader.from_jwk(json.dumps(jwk))
+        except (ValueError, TypeError, KeyError, pyjwt.PyJWTError) as exc:
+            raise JwtError(f"JWT keys file {path}: invalid key {kid}: {exc}") from None
+        public = key.public_key() if "d" in jwk else key
+        keys.verify_keys[kid] = public
+        public_jwk = {k: v for k, v in jwk.items() if k not in _PRIVATE_PARTS and k != "key_ops"}
+        public_jwk.update({"kid": kid, "alg": alg, "use": "sig", "key_ops": ["verify"]})
+        keys.public_jwks.append(public_jwk)
+        if alg not in keys.algorithms:
+            keys.algorithms = (*keys.algorithms, alg)
+        if keys.signing_key is None and "d" in jwk:
+            keys.signing_key, keys.signing_alg, keys.signing_kid = key, alg, kid
+
+
 def keys_from_settings(settings: Settings) -> JwtKeys:
-    return JwtKeys(secret=settings.jwt_secret, expiry=settings.jwt_expiry)
+    keys = JwtKeys(secret=settings.jwt_secret, expiry=settings.jwt_expiry)
+    if settings.jwt_keys_file:
+        load_jwk_file(keys, settings.jwt_keys_file)
+    return keys
 
 
 def api_key(keys: JwtKeys, role: str) -> str:
-    return keys.sign({"iss": _API_KEY_ISSUER, "role": role, "exp": _API_KEY_EXP})
+    # API keys stay HS256 with the shared secret (Supabase's legacy keys), whatever signs users.
+    return keys.sign_hs256({"iss": _API_KEY_ISSUER, "role": role, "exp": _API_KEY_EXP})
 
 
 def anon_key(settings: Settings) -> str:
-    return settings.anon_key or api_key(keys_from_settings(settings), "anon")
+    return settings.anon_key or api_key(JwtKeys(settings.jwt_secret), "anon")
 
 
 def service_role_key(settings: Settings) -> str:
-    return settings.service_role_key or api_key(keys_from_settings(settings), "service_role")
+    return settings.service_role_key or api_key(JwtKeys(settings.jwt_secret), "service_role")
 
 
 def derived_secret(settings: Settings, purpose: str) -> str:

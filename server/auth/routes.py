@@ -1,23 +1,89 @@
-"""Routes of /auth/v1."""
+"""Routes of /auth/v1: one handler module per endpoint family, GoTrue's paths."""
 
 from __future__ import annotations
 
+import logging
+from typing import Awaitable, Callable
+
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from server.auth import admin, logout, signup, token, user, verify
+from server.auth.errors import AuthError, error_response, not_found
+from server.auth.http import json_response
+from server.auth.ratelimit import RateLimiter
+from server.auth.service import AuthService
 from server.context import AppContext
 
 VERSION = "v2.170.0-supalite"
+log = logging.getLogger("supalite.auth")
+Handler = Callable[[AuthService, Request], Awaitable[Response]]
+
+
+def settings_body(svc: AuthService) -> dict[str, object]:
+    external = {name: False for name in (
+        "apple", "azure", "bitbucket", "discord", "facebook", "figma", "github", "gitlab", "google",
+        "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "slack", "slack_oidc", "spotify",
+        "twitch", "twitter", "workos", "zoom", "phone", "saml")}
+    external.update({"anonymous_users": True, "email": True})
+    return {"external": external, "disable_signup": False,
+            "mailer_autoconfirm": svc.ctx.settings.mailer_autoconfirm, "phone_autoconfirm": False,
+            "sms_provider": "", "saml_enabled": False}
 
 
 def build(ctx: AppContext) -> Starlette:
-    async def health(request: Request) -> JSONResponse:
-        return JSONResponse({
-            "version": VERSION,
-            "name": "GoTrue",
-            "description": "GoTrue is a user registration and authentication API",
-        })
+    svc = AuthService(ctx, RateLimiter(ctx.settings.rate_limits_enabled))
 
-    return Starlette(routes=[Route("/health", health)])
+    def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(svc, request)
+            except AuthError as err:
+                return error_response(request, err)
+            except Exception:  # never a traceback to the client: GoTrue's unexpected_failure
+                log.exception("auth: unhandled error on %s %s", request.method, request.url.path)
+                return error_response(request, AuthError(
+                    500, "unexpected_failure", "Unexpected failure, please check server logs for more information"))
+        return run
+
+    async def health(svc: AuthService, request: Request) -> Response:
+        return JSONResponse({"version": VERSION, "name": "GoTrue",
+                             "description": "GoTrue is a user registration and authentication API"})
+
+    async def settings(svc: AuthService, request: Request) -> Response:
+        return json_response(request, settings_body(svc))
+
+    async def jwks(svc: AuthService, request: Request) -> Response:
+        return json_response(request, {"keys": ctx.keys.public_jwks})
+
+    async def missing(svc: AuthService, request: Request) -> Response:
+        raise not_found("not_found", "Not Found")
+
+    def route(path: str, handler: Handler, methods: list[str]) -> Route:
+        return Route(path, endpoint(handler), methods=methods)
+
+    return Starlette(routes=[
+        route("/health", health, ["GET"]),
+        route("/settings", settings, ["GET"]),
+        route("/.well-known/jwks.json", jwks, ["GET"]),
+        route("/signup", signup.signup, ["POST"]),
+        route("/token", token.token, ["POST"]),
+        route("/logout", logout.logout, ["POST"]),
+        route("/user", user.get_user, ["GET"]),
+        route("/user", user.update_user, ["PUT"]),
+        route("/recover", verify.recover, ["POST"]),
+        route("/otp", verify.otp, ["POST"]),
+        route("/magiclink", verify.magiclink, ["POST"]),
+        route("/resend", verify.resend, ["POST"]),
+        route("/verify", verify.verify_get, ["GET"]),
+        route("/verify", verify.verify_post, ["POST"]),
+        route("/admin/users", admin.list_users, ["GET"]),
+        route("/admin/users", admin.create, ["POST"]),
+        route("/admin/users/{user_id}", admin.get_user, ["GET"]),
+        route("/admin/users/{user_id}", admin.update, ["PUT"]),
+        route("/admin/users/{user_id}", admin.delete, ["DELETE"]),
+        route("/admin/generate_link", admin.generate_link, ["POST"]),
+        route("/{path:path}", missing, ["GET", "POST", "PUT", "PATCH", "DELETE"]),
+    ])

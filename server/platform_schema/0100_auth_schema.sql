@@ -114,3 +114,14 @@ create table if not exists auth.audit_log_entries (
 -- The API roles never read the auth tables directly; the auth service does, as the owner.
 revoke all on all tables in schema auth from anon, authenticated;
 grant select on auth.users to service_role;
+
+-- Authentication methods of each session (the `amr` claim), as GoTrue keeps them.
+create table if not exists auth.mfa_amr_claims (
+  session_id uuid not null references auth.sessions (id) on delete cascade,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  authentication_method text not null,
+  id uuid primary key,
+  unique (session_id, authentication_method)
+);
+revoke all on auth.mfa_amr_claims from anon, authenticated;

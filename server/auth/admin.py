@@ -1,0 +1,241 @@
+"""/admin/users (list, create, get, update, delete) and /admin/generate_link, for service_role."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from psycopg import AsyncConnection, sql
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import mail, passwords
+from server.auth.authn import require_admin
+from server.auth.db import in_transaction
+from server.auth.errors import bad_request, not_found, unprocessable
+from server.auth.http import Body, json_response, read_body
+from server.auth.service import AuthService, validate_email
+from server.auth.signup import create_user, save_one_time_token
+from server.auth.user import merge_metadata
+from server.auth.users import AUDIENCE, USER_SELECT, confirm_email, user_by_email, user_by_id, user_json
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+USER_NOT_FOUND = "User not found"
+
+
+def parse_ban_duration(value: str) -> timedelta | None:
+    """A Go duration ("24h", "1h30m") or "none" (lift the ban)."""
+    if value == "none":
+        return None
+    parts = _DURATION_PART.findall(value)
+    if not parts or "".join(n + u for n, u in parts) != value:
+        raise bad_request("validation_failed", f"invalid format for ban duration: time: invalid duration \"{value}\"")
+    return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in parts))
+
+
+def _user_uuid(request: Request) -> uuid.UUID:
+    try:
+        return uuid.UUID(request.path_params["user_id"])
+    except ValueError:
+        raise not_found("user_not_found", USER_NOT_FOUND) from None
+
+
+async def list_users(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+    try:
+        page = max(1, int(request.query_params.get("page") or 1))
+        per_page = max(1, min(1000, int(request.query_params.get("per_page") or 50)))
+    except ValueError:
+        raise bad_request("validation_failed", "Bad Pagination Parameters") from None
+    pattern = "%" + (request.query_params.get("filter") or "") + "%"
+
+    async def work(conn: AsyncConnection) -> tuple[int, list[dict[str, Any]]]:
+        cur = await conn.execute("select count(*) from auth.users where aud = %s and (email ilike %s or %s = '%%')",
+                                 [AUDIENCE, pattern, pattern])
+        total = (await cur.fetchone())[0]
+        where = sql.SQL("u.id in (select id from auth.users where aud = %s and (email ilike %s or %s = '%%')"
+                        " order by created_at desc, id limit %s offset %s)")
+        async with conn.cursor(row_factory=dict_row) as c:
+            await c.execute(sql.SQL("{} order by u.created_at desc, u.id").format(USER_SELECT.format(where=where)),
+                            [AUDIENCE, pattern, pattern, per_page, (page - 1) * per_page])
+            rows = await c.fetchall()
+        return total, rows
+
+    total, rows = await in_transaction(svc.ctx, work)
+    base = f"{svc.ctx.settings.api_url}/auth/v1/admin/users"
+    last = max(1, -(-total // per_page))
+    links = []
+    if page < last:
+        links.append(f'<{base}?{urlencode({"page": page + 1, "per_page": per_page})}>; rel="next"')
+    links.append(f'<{base}?{urlencode({"page": last, "per_page": per_page})}>; rel="last"')
+    headers = {"X-Total-Count": str(total), "Link": ", ".join(links)}
+    return json_response(request, {"users": [user_json(r) for r in rows], "aud": AUDIENCE}, headers=headers)
+
+
+async def get_user(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+    user_id = _user_uuid(request)
+    user = await in_transaction(svc.ctx, lambda conn: user_by_id(conn, user_id))
+    if user is None:
+        raise not_found("user_not_found", USER_NOT_FOUND)
+    return json_response(request, user_json(user))
+
+
+async def create(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+    body = await read_body(request)
+    email, password = body.text("email"), body.opt_text("password")
+    if body.text("phone"):
+        raise bad_request("phone_provider_disabled", "Phone provider is disabled")
+    if not email:
+        raise bad_request("validation_failed", "Cannot create a user without either an email or phone")
+    email = validate_email(email)
+    if password is not None:
+        passwords.check_strength(password)
+    ban = parse_ban_duration(body.text("ban_duration")) if body.text("ban_duration") else None
+    password_hash = await passwords.hash_password(password) if password else None
+    app_meta = {"provider": "email", "providers": ["email"], **(body.obj("app_metadata") or {})}
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        if await user_by_email(conn, email) is not None:
+            raise unprocessable("email_exists", "A user with this email address has already been registered")
+        user_id = await create_user(conn, email=email, password_hash=password_hash,
+                                    user_meta=body.obj("user_metadata") or {}, app_meta=app_meta)
+        await _apply_admin_fields(conn, user_id, body, ban)
+        return user_json(await user_by_id(conn, user_id))
+
+    return json_response(request, await in_transaction(svc.ctx, work, "Database error creating new user"))
+
+
+async def _apply_admin_fields(conn: AsyncConnection, user_id: uuid.UUID, body: Body, ban: timedelta | None) -> None:
+    if body.flag("email_confirm"):
+        await confirm_email(conn, user_id)
+    if body.has("ban_duration") and body.text("ban_duration"):
+        await conn.execute("update auth.users set banned_until = now() + %s, updated_at = now() where id = %s",
+                           [ban, user_id])
+        if ban is not None:  # a banned user's sessions end now
+            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
+    if body.text("role"):
+        await conn.execute("update auth.users set role = %s, updated_at = now() where id = %s",
+                           [body.text("role"), user_id])
+
+
+async def update(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+    user_id = _user_uuid(request)
+    body = await read_body(request)
+    email, password = body.text("email"), body.opt_text("password")
+    if email:
+        email = validate_email(email)
+    if password is not None:
+        passwords.check_strength(password)
+    ban = parse_ban_duration(body.text("ban_duration")) if body.text("ban_duration") else None
+    password_hash = await passwords.hash_password(password) if password else None
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        user = await user_by_id(conn, user_id, lock=True)
+        if user is None:
+            raise not_found("user_not_found", USER_NOT_FOUND)
+        if email and email != (user["email"] or "").lower():
+            if await user_by_email(conn, email) is not None:
+                raise unprocessable("email_exists", "A user with this email address has already been registered")
+            await conn.execute("update auth.users set email = %s, updated_at = now() where id = %s", [email, user_id])
+            await conn.execute("update auth.identities set identity_data = identity_data || jsonb_build_object('email', %s::text)"
+                               " where user_id = %s and provider = 'email'", [email, user_id])
+        if password_hash:
+            await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
+                               [password_hash, user_id])
+        for key, column in (("user_metadata", "raw_user_meta_data"), ("app_metadata", "raw_app_meta_data")):
+            changes = body.obj(key)
+            if changes is not None:
+                await conn.execute(sql.SQL("update auth.users set {} = %s, updated_at = now() where id = %s").format(
+                    sql.Identifier(column)), [Jsonb(merge_metadata(user[column], changes)), user_id])
+        await _apply_admin_fields(conn, user_id, body, ban)
+        return user_json(await user_by_id(conn, user_id))
+
+    return json_response(request, await in_transaction(svc.ctx, work, "Database error updating user"))
+
+
+async def delete(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+    user_id = _user_uuid(request)
+    body = await read_body(request, allow_empty=True)
+    soft = body.flag("should_soft_delete")
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        user = await user_by_id(conn, user_id, lock=True)
+        if user is None:
+            raise not_found("user_not_found", USER_NOT_FOUND)
+        if soft:
+            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
+            await conn.execute("delete from auth.identities where user_id = %s", [user_id])
+            await conn.execute(
+                "update auth.users set deleted_at = now(), email = null, phone = null, encrypted_password = '',"
+                " raw_user_meta_data = '{}', raw_app_meta_data = '{}', updated_at = now() where id = %s", [user_id])
+        else:
+            await conn.execute("delete from auth.users where id = %s", [user_id])
+        return user_json(user)
+
+    return json_response(request, await in_transaction(svc.ctx, work, "Database error deleting user"))
+
+
+LINK_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new")
+
+
+async def generate_link(svc: AuthService, request: Request) -> Response:
+    """A verification link and code without sending a mail (for custom mailers)."""
+    ctx = svc.ctx
+    require_admin(ctx, request)
+    body = await read_body(request)
+    kind = body.text("type")
+    if kind not in LINK_TYPES:
+        raise bad_request("validation_failed", "Invalid email action link type requested")
+    email = validate_email(body.text("email"))
+    password = body.opt_text("password")
+    if kind == "signup":
+        if not password:
+            raise bad_request("validation_failed", "Signup requires a valid password")
+        passwords.check_strength(password)
+    new_email = validate_email(body.text("new_email")) if kind.startswith("email_change") else ""
+    password_hash = await passwords.hash_password(password) if kind == "signup" and password else None
+    redirect_to = mail.redirect_target(ctx, body.opt_text("redirect_to") or request.query_params.get("redirect_to"))
+    data = body.obj("data") or {}
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        user = await user_by_email(conn, email, lock=True)
+        if kind in ("signup", "invite"):
+            if user is not None and user["email_confirmed_at"] is not None:
+                raise unprocessable("email_exists", "A user with this email address has already been registered")
+            if user is None:
+                user_id = await create_user(conn, email=email, password_hash=password_hash, user_meta=data,
+                                            app_meta={"provider": "email", "providers": ["email"]},
+                                            invited=kind == "invite")
+                user = await user_by_id(conn, user_id)
+        elif user is None:
+            raise not_found("user_not_found", "User with this email not found")
+        otp = mail.new_otp()
+        target = new_email or email
+        hashed = mail.token_hash(target, otp)
+        if kind in ("signup", "invite"):
+            column, sent, token_type, verify_type = "confirmation_token", "confirmation_sent_at", "confirmation_token", kind
+        elif kind.startswith("email_change"):
+            column, sent, token_type, verify_type = "email_change_token_new", "email_change_sent_at", "email_change_token_new", "email_change"
+            await conn.execute("update auth.users set email_change = %s where id = %s", [new_email, user["id"]])
+        else:
+            column, sent, token_type, verify_type = "recovery_token", "recovery_sent_at", "recovery_token", kind
+        await conn.execute(sql.SQL("update auth.users set {} = %s, {} = now() where id = %s").format(
+            sql.Identifier(column), sql.Identifier(sent)), [hashed, user["id"]])
+        await save_one_time_token(conn, user["id"], token_type, hashed, target)
+        user = await user_by_id(conn, user["id"])
+        return {**user_json(user), "action_link": mail.verify_link(ctx, hashed, verify_type, redirect_to),
+                "email_otp": otp, "hashed_token": hashed, "verification_type": verify_type,
+                "redirect_to": redirect_to}
+
+    return json_response(request, await in_transaction(ctx, work, "Database error generating link"))
+

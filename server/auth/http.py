@@ -1,0 +1,82 @@
+"""Request parsing and responses shared by the endpoint modules.
+
+GoTrue decodes bodies into typed Go structs: malformed JSON and values of the wrong type both
+answer 400 `bad_json` ("Could not parse request body as JSON: ...").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request
+
+
+def json_response(request: Request, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    out = dict(headers or {})
+    version = api_version(request)
+    if version:
+        out[API_VERSION_HEADER] = version
+    return Response(orjson.dumps(body), status_code=status, headers=out, media_type="application/json")
+
+
+def _bad_json(detail: str) -> AuthError:
+    return bad_request("bad_json", f"Could not parse request body as JSON: {detail}")
+
+
+class Body:
+    """A request's JSON object with typed getters (GoTrue's struct decoding)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def _get(self, key: str, kind: type | tuple[type, ...], kind_name: str) -> Any:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise _bad_json(f"json: cannot unmarshal {type(value).__name__} into Go struct field .{key} of type {kind_name}")
+        return value
+
+    def text(self, key: str) -> str:
+        return self._get(key, str, "string") or ""
+
+    def opt_text(self, key: str) -> str | None:
+        return self._get(key, str, "string")
+
+    def flag(self, key: str, default: bool = False) -> bool:
+        value = self._get(key, bool, "bool")
+        return default if value is None else value
+
+    def obj(self, key: str) -> dict[str, Any] | None:
+        return self._get(key, dict, "map[string]interface {}")
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+
+async def read_body(request: Request, *, allow_empty: bool = False) -> Body:
+    raw = await request.body()
+    if not raw.strip():
+        if allow_empty:
+            return Body({})
+        raise _bad_json("unexpected end of JSON input")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise _bad_json(str(exc).split(":")[0]) from None
+    if data is None:
+        return Body({})
+    if not isinstance(data, dict):
+        raise _bad_json(f"json: cannot unmarshal {type(data).__name__} into Go value of type object")
+    return Body(data)
+
+
+def client_ip(request: Request) -> str:
+    forwarded = request.headers.get("x-forwarded-for")
+    if forwarded:
+        return forwarded.split(",")[0].strip()
+    return request.client.host if request.client else ""

@@ -1,0 +1,36 @@
+"""POST /logout?scope=global|local|others: ends sessions by deleting their rows."""
+
+from __future__ import annotations
+
+from psycopg import AsyncConnection
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth.authn import bearer_claims, load_caller
+from server.auth.db import in_transaction
+from server.auth.errors import bad_request
+from server.auth.service import AuthService
+
+SCOPES = ("global", "local", "others")
+
+
+async def logout(svc: AuthService, request: Request) -> Response:
+    scope = request.query_params.get("scope") or "global"
+    if scope not in SCOPES:
+        raise bad_request("validation_failed", f'Unsupported logout scope "{scope}"')
+    claims = bearer_claims(svc.ctx, request)
+
+    async def work(conn: AsyncConnection) -> None:
+        caller = await load_caller(svc.ctx, conn, claims)
+        user_id, session_id = caller.user["id"], caller.session_id
+        if scope == "local":
+            if session_id is not None:
+                await conn.execute("delete from auth.sessions where id = %s", [session_id])
+        elif scope == "others":
+            await conn.execute("delete from auth.sessions where user_id = %s and id is distinct from %s",
+                               [user_id, session_id])
+        else:
+            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
+
+    await in_transaction(svc.ctx, work, "Error logging out user")
+    return Response(status_code=204)

@@ -1,0 +1,32 @@
+"""What every /auth/v1 endpoint module shares."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from server.auth.errors import bad_request
+from server.auth.ratelimit import RateLimiter
+from server.context import AppContext
+
+# checkmail's format check, which GoTrue uses.
+_EMAIL = re.compile(
+    r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+    r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
+
+
+@dataclass
+class AuthService:
+    ctx: AppContext
+    limiter: RateLimiter
+
+
+def validate_email(email: str) -> str:
+    """GoTrue's validateEmail: required, at most 255 characters, well formed; lower-cased."""
+    if not email:
+        raise bad_request("validation_failed", "An email address is required")
+    if len(email) > 255:
+        raise bad_request("validation_failed", "An email address is too long")
+    if not _EMAIL.match(email):
+        raise bad_request("validation_failed", "Unable to validate email address: invalid format")
+    return email.lower()

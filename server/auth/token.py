@@ -1,0 +1,69 @@
+"""POST /token: grant_type=password and grant_type=refresh_token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import AsyncConnection
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import passwords
+from server.auth.db import in_transaction
+from server.auth.errors import AuthError, bad_request, unprocessable
+from server.auth.http import json_response, read_body
+from server.auth.service import AuthService
+from server.auth.tokens import issue_session, refresh_grant
+from server.auth.users import user_by_email
+
+INVALID_LOGIN = "Invalid login credentials"
+
+
+async def token(svc: AuthService, request: Request) -> Response:
+    grant_type = request.query_params.get("grant_type", "")
+    if grant_type == "password":
+        return await password_grant(svc, request)
+    if grant_type == "refresh_token":
+        return await refresh_token_grant(svc, request)
+    raise bad_request("invalid_credentials", "unsupported_grant_type")
+
+
+async def password_grant(svc: AuthService, request: Request) -> Response:
+    svc.limiter.check("sign_in_sign_ups", request)
+    body = await read_body(request)
+    email, phone, password = body.text("email"), body.text("phone"), body.text("password")
+    if email and phone:
+        raise bad_request("validation_failed", "Only an email address or phone number should be provided on login.")
+    if phone:
+        raise unprocessable("phone_provider_disabled", "Phone logins are disabled")
+    if not email:
+        raise bad_request("validation_failed", "missing email or phone")
+    ctx = svc.ctx
+    user = await in_transaction(ctx, lambda conn: user_by_email(conn, email))
+    if user is None or not user["encrypted_password"]:
+        raise bad_request("invalid_credentials", INVALID_LOGIN)
+    if user["is_banned"]:
+        raise bad_request("user_banned", "User is banned")
+    if not await passwords.verify_password(password, user["encrypted_password"]):
+        raise bad_request("invalid_credentials", INVALID_LOGIN)
+    if user["email_confirmed_at"] is None:
+        raise bad_request("email_not_confirmed", "Email not confirmed")
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        return await issue_session(ctx, conn, request, user, "password")
+
+    session = await in_transaction(ctx, work, "Database error granting user")
+    weak = passwords.strength_error(password)
+    if weak is not None and weak.code == "weak_password":
+        session["weak_password"] = {"message": weak.message, **weak.extra["weak_password"]}
+    return json_response(request, session)
+
+
+async def refresh_token_grant(svc: AuthService, request: Request) -> Response:
+    svc.limiter.check("token_refresh", request)
+    body = await read_body(request)
+    refresh = body.text("refresh_token")
+    if not refresh:
+        raise AuthError(400, "validation_failed", "refresh_token required", oauth="invalid_request")
+    ctx = svc.ctx
+    return json_response(request, await in_transaction(ctx, lambda conn: refresh_grant(ctx, conn, request, refresh)))

@@ -1,0 +1,180 @@
+"""Sessions, refresh tokens and access tokens (GoTrue's internal/tokens/service.go).
+
+A session is a row of auth.sessions; its refresh tokens form a chain (each token's `parent` is
+the one it replaced). Deleting the session row ends it: its refresh tokens cascade away.
+"""
+
+from __future__ import annotations
+
+import secrets
+import string
+import time
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.rows import dict_row
+from starlette.requests import Request
+
+from server.auth.errors import AuthError, bad_request, forbidden
+from server.auth.http import client_ip
+from server.auth.users import INSTANCE_ID, user_by_id, user_json
+from server.context import AppContext
+
+REUSE_INTERVAL = timedelta(seconds=10)
+_ALPHABET = string.ascii_lowercase + string.digits
+
+
+def new_refresh_token() -> str:
+    return "".join(secrets.choice(_ALPHABET) for _ in range(12))
+
+
+def issuer(ctx: AppContext) -> str:
+    return f"{ctx.settings.api_url}/auth/v1"
+
+
+def access_token(ctx: AppContext, user: dict[str, Any], session_id: uuid.UUID, amr: list[dict[str, Any]]) -> tuple[str, int]:
+    """The signed access token and its expiry (unix time), with GoTrue's claims."""
+    now = int(time.time())
+    expires_at = now + ctx.settings.jwt_expiry
+    claims = {
+        "aud": user["aud"], "exp": expires_at, "iat": now, "iss": issuer(ctx), "sub": str(user["id"]),
+        "email": user["email"] or "", "phone": user["phone"] or "",
+        "app_metadata": user["raw_app_meta_data"] or {}, "user_metadata": user["raw_user_meta_data"] or {},
+        "role": user["role"], "aal": "aal1", "amr": amr, "session_id": str(session_id),
+        "is_anonymous": bool(user["is_anonymous"]),
+    }
+    return ctx.keys.sign(claims), expires_at
+
+
+def token_response(ctx: AppContext, user: dict[str, Any], session_id: uuid.UUID, refresh_token: str,
+                   amr: list[dict[str, Any]]) -> dict[str, Any]:
+    token, expires_at = access_token(ctx, user, session_id, amr)
+    return {"access_token": token, "token_type": "bearer", "expires_in": ctx.settings.jwt_expiry,
+            "expires_at": expires_at, "refresh_token": refresh_token, "user": user_json(user)}
+
+
+def session_limit_error(limit: int) -> AuthError:
+    return forbidden("session_limit_reached",
+                     f"You have reached the maximum number of sessions ({limit}) for this account. "
+                     "Sign out from another device to continue.")
+
+
+async def check_session_limit(ctx: AppContext, conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """Refuse a new session when the user already holds `max_sessions_per_user` live ones.
+
+    The user row is locked first so two concurrent sign-ins cannot both pass the count.
+    """
+    limit = ctx.settings.max_sessions_per_user
+    if limit <= 0:
+        return
+    await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
+    cur = await conn.execute(
+        "select count(*) from auth.sessions where user_id = %s and (not_after is null or not_after > now())", [user_id])
+    row = await cur.fetchone()
+    if row and row[0] >= limit:
+        raise session_limit_error(limit)
+
+
+async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request, user: dict[str, Any],
+                        method: str) -> dict[str, Any]:
+    """Start a session for `user` (inside the caller's transaction) and answer its tokens."""
+    await check_session_limit(ctx, conn, user["id"])
+    session_id = uuid.uuid4()
+    refresh = new_refresh_token()
+    cur = await conn.execute(
+        "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)"
+        "   values (%(sid)s, %(uid)s, now(), now(), 'aal1', %(ua)s, nullif(%(ip)s, '')::inet) returning id),"
+        " a as (insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
+        "   select id, now(), now(), %(method)s, gen_random_uuid() from s),"
+        " r as (insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)"
+        "   select %(instance)s, %(token)s, %(uid)s::text, false, now(), now(), id from s)"
+        " update auth.users set last_sign_in_at = now(), updated_at = now() where id = %(uid)s"
+        " returning last_sign_in_at, updated_at, extract(epoch from now())::bigint",
+        {"sid": session_id, "uid": user["id"], "ua": request.headers.get("user-agent"), "ip": _inet(request),
+         "method": method, "instance": INSTANCE_ID, "token": refresh},
+    )
+    row = await cur.fetchone()
+    assert row is not None
+    user = {**user, "last_sign_in_at": row[0], "updated_at": row[1]}
+    return token_response(ctx, user, session_id, refresh, [{"method": method, "timestamp": int(row[2])}])
+
+
+def _inet(request: Request) -> str:
+    ip = client_ip(request)
+    try:
+        import ipaddress
+
+        ipaddress.ip_address(ip)
+        return ip
+    except ValueError:
+        return ""
+
+
+async def session_amr(conn: AsyncConnection, session_id: uuid.UUID) -> list[dict[str, Any]]:
+    cur = await conn.execute(
+        "select authentication_method, extract(epoch from updated_at)::bigint from auth.mfa_amr_claims"
+        " where session_id = %s order by updated_at desc", [session_id])
+    return [{"method": m, "timestamp": ts} for m, ts in await cur.fetchall()]
+
+
+async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request, token: str) -> dict[str, Any]:
+    """Rotate `token` (inside the caller's transaction); GoTrue's RefreshTokenGrant.
+
+    A revoked token is still honoured when it is the parent of the session's current token
+    (the client lost the answer of its last refresh: the current token is returned) or when it
+    was revoked less than 10 s ago; otherwise it is reuse: every token of the session is
+    revoked and the answer is `refresh_token_already_used`.
+    """
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(
+            "select rt.id, rt.token, rt.revoked, rt.updated_at + %s > now() as in_reuse_window, rt.session_id,"
+            " s.user_id, s.not_after is not null and s.not_after <= now() as expired"
+            " from auth.refresh_tokens rt join auth.sessions s on s.id = rt.session_id"
+            " where rt.token = %s for update of rt, s",
+            [REUSE_INTERVAL, token])
+        found = await cur.fetchone()
+    if found is None:
+        raise bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+    user = await user_by_id(conn, found["user_id"])
+    if user is None:
+        raise bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+    if user["is_banned"]:
+        raise bad_request("user_banned", "Invalid Refresh Token: User Banned")
+    if found["expired"]:
+        raise bad_request("session_expired", "Invalid Refresh Token: Session Expired")
+    session_id = found["session_id"]
+    issued: str | None = None
+    if found["revoked"]:
+        cur = await conn.execute(
+            "select token, parent from auth.refresh_tokens where session_id = %s and not revoked order by id desc limit 1",
+            [session_id])
+        active = await cur.fetchone()
+        if active is not None and active[1] == token:
+            issued = active[0]
+        elif not found["in_reuse_window"]:
+            await conn.execute("update auth.refresh_tokens set revoked = true, updated_at = now()"
+                               " where session_id = %s and not revoked", [session_id])
+            raise CommitThen(bad_request("refresh_token_already_used", "Invalid Refresh Token: Already Used"))
+    if issued is None:
+        issued = new_refresh_token()
+        await conn.execute(
+            "with old as (update auth.refresh_tokens set revoked = true, updated_at = now() where id = %(id)s)"
+            " insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)"
+            " values (%(instance)s, %(token)s, %(uid)s, false, now(), now(), %(parent)s, %(sid)s)",
+            {"id": found["id"], "instance": INSTANCE_ID, "token": issued, "uid": str(found["user_id"]),
+             "parent": token, "sid": session_id})
+    await conn.execute(
+        "update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now(), user_agent = %s,"
+        " ip = nullif(%s, '')::inet where id = %s",
+        [request.headers.get("user-agent"), _inet(request), session_id])
+    return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id))
+
+
+class CommitThen(Exception):
+    """Commit the transaction's writes, then answer `error` (GoTrue's NewCommitWithError)."""
+
+    def __init__(self, error: AuthError) -> None:
+        super().__init__(error.message)
+        self.error = error

@@ -1,0 +1,113 @@
+"""GET /user and PUT /user: the signed-in user's own record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import AsyncConnection
+from psycopg.types.json import Jsonb
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import mail, passwords
+from server.auth.authn import Caller, bearer_claims, load_caller
+from server.auth.db import in_transaction
+from server.auth.errors import forbidden, unprocessable
+from server.auth.http import json_response, read_body
+from server.auth.service import AuthService, validate_email
+from server.auth.signup import save_one_time_token
+from server.auth.users import email_identity_data, user_by_id, user_json
+
+
+async def get_user(svc: AuthService, request: Request) -> Response:
+    claims = bearer_claims(svc.ctx, request)
+    caller = await in_transaction(svc.ctx, lambda conn: load_caller(svc.ctx, conn, claims))
+    return json_response(request, user_json(caller.user))
+
+
+def merge_metadata(current: dict[str, Any] | None, changes: dict[str, Any]) -> dict[str, Any]:
+    """GoTrue's UpdateUserMetaData: keys are replaced, a null value removes the key."""
+    merged = dict(current or {})
+    for key, value in changes.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+async def update_user(svc: AuthService, request: Request) -> Response:
+    ctx = svc.ctx
+    claims = bearer_claims(ctx, request)
+    body = await read_body(request)
+    password, email, data = body.opt_text("password"), body.text("email"), body.obj("data")
+    if body.obj("app_metadata") is not None:
+        raise forbidden("not_admin", "Updating app_metadata requires admin privileges")
+    if password is not None:
+        passwords.check_strength(password)
+    if email:
+        email = validate_email(email)
+    caller = await in_transaction(ctx, lambda conn: load_caller(ctx, conn, claims))
+    new_hash = None
+    if password is not None:
+        if await passwords.verify_password(password, caller.user["encrypted_password"]):
+            raise unprocessable("same_password", "New password should be different from the old password.")
+        new_hash = await passwords.hash_password(password)
+    redirect_to = mail.redirect_target(ctx, request.query_params.get("redirect_to"))
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        current = await load_caller(ctx, conn, claims, lock=True)
+        user_id = current.user["id"]
+        if data is not None:
+            await conn.execute("update auth.users set raw_user_meta_data = %s, updated_at = now() where id = %s",
+                               [Jsonb(merge_metadata(current.user["raw_user_meta_data"], data)), user_id])
+        if new_hash is not None:
+            await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
+                               [new_hash, user_id])
+            # A new password ends every other session of the user (GoTrue's UpdatePassword).
+            await conn.execute("delete from auth.sessions where user_id = %s and id is distinct from %s",
+                               [user_id, current.session_id])
+        if email and email != (current.user["email"] or "").lower():
+            await _change_email(svc, conn, current, email, redirect_to)
+        return user_json(await user_by_id(conn, user_id))
+
+    return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
+
+
+async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller, email: str, redirect_to: str) -> None:
+    cur = await conn.execute("select 1 from auth.users where lower(email) = %s and id <> %s and not is_sso_user",
+                             [email, caller.user["id"]])
+    if await cur.fetchone() is not None:
+        raise unprocessable("email_exists", "A user with this email address has already been registered")
+    if svc.ctx.settings.mailer_autoconfirm or caller.user["is_anonymous"]:
+        await apply_email_change(conn, caller.user, email)
+        return
+    svc.limiter.check_email()
+    otp = mail.new_otp()
+    hashed = mail.token_hash(email, otp)
+    await conn.execute("update auth.users set email_change = %s, email_change_token_new = %s,"
+                       " email_change_sent_at = now() where id = %s", [email, hashed, caller.user["id"]])
+    await save_one_time_token(conn, caller.user["id"], "email_change_token_new", hashed, email)
+    await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=otp,
+                    link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to))
+
+
+async def apply_email_change(conn: AsyncConnection, user: dict[str, Any], email: str) -> None:
+    """Set the new address (confirmed), its identity and providers; an anonymous user becomes permanent."""
+    user_id = user["id"]
+    await conn.execute(
+        "update auth.users set email = %s, email_change = '', email_change_token_new = '', email_change_sent_at = null,"
+        " email_confirmed_at = coalesce(email_confirmed_at, now()), is_anonymous = false,"
+        " raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || jsonb_build_object('provider',"
+        "   coalesce(raw_app_meta_data->>'provider', 'email'), 'providers', (select coalesce(jsonb_agg(distinct p), '[\"email\"]')"
+        "   from jsonb_array_elements_text(coalesce(raw_app_meta_data->'providers', '[]') || '[\"email\"]') p)),"
+        " updated_at = now() where id = %s", [email, user_id])
+    identity = email_identity_data(user_id, email, {}, True)
+    await conn.execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
+        " values (%s, %s, %s, 'email', now(), now()) on conflict (provider_id, provider)"
+        " do update set identity_data = auth.identities.identity_data || excluded.identity_data, updated_at = now()",
+        [str(user_id), user_id, Jsonb(identity)])
+    await conn.execute("update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb)"
+                       " || jsonb_build_object('email', %s::text) where id = %s and raw_user_meta_data ? 'email'",
+                       [email, user_id])

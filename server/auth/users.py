@@ -1,0 +1,146 @@
+"""auth.users rows: loading (with identities), creating, and the user object GoTrue returns."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from psycopg import AsyncConnection, sql
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+INSTANCE_ID = "00000000-0000-0000-0000-000000000000"
+AUDIENCE = "authenticated"
+ROLE = "authenticated"
+
+USER_SELECT = sql.SQL("""
+select u.id, u.aud, u.role, u.email, u.phone, u.encrypted_password,
+       u.email_confirmed_at, u.phone_confirmed_at, u.confirmed_at, u.invited_at,
+       u.confirmation_token, u.confirmation_sent_at, u.recovery_token, u.recovery_sent_at,
+       u.email_change, u.email_change_token_new, u.email_change_sent_at,
+       u.phone_change, u.phone_change_sent_at, u.reauthentication_sent_at, u.last_sign_in_at,
+       u.raw_app_meta_data, u.raw_user_meta_data, u.created_at, u.updated_at,
+       u.banned_until, u.banned_until > now() as is_banned, u.is_anonymous, u.is_sso_user, u.deleted_at,
+       coalesce((select json_agg(json_build_object(
+           'identity_id', i.id, 'id', i.provider_id, 'user_id', i.user_id,
+           'identity_data', i.identity_data, 'provider', i.provider,
+           'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
+           'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
+         from auth.identities i where i.user_id = u.id), '[]'::json) as identities
+  from auth.users u
+ where {where}
+""")
+
+
+async def find_user(conn: AsyncConnection, where: sql.Composable, params: list[Any], *, lock: bool = False) -> dict[str, Any] | None:
+    query = USER_SELECT.format(where=where)
+    if lock:
+        query = sql.SQL("{} for no key update of u").format(query)
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(query, params)
+        return await cur.fetchone()
+
+
+async def user_by_id(conn: AsyncConnection, user_id: Any, *, lock: bool = False) -> dict[str, Any] | None:
+    try:
+        uid = user_id if isinstance(user_id, uuid.UUID) else uuid.UUID(str(user_id))
+    except ValueError:
+        return None
+    return await find_user(conn, sql.SQL("u.id = %s"), [uid], lock=lock)
+
+
+async def user_by_email(conn: AsyncConnection, email: str, *, lock: bool = False) -> dict[str, Any] | None:
+    return await find_user(conn, sql.SQL("lower(u.email) = lower(%s) and u.aud = %s and not u.is_sso_user"),
+                           [email, AUDIENCE], lock=lock)
+
+
+def timestamp(value: datetime | None) -> str | None:
+    """RFC 3339 in UTC with a `Z`, as Go's time.Time marshals."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def user_json(row: dict[str, Any]) -> dict[str, Any]:
+    """The user object of GoTrue's models.User (optional fields left out when empty)."""
+    out: dict[str, Any] = {"id": str(row["id"]), "aud": row["aud"] or "", "role": row["role"] or "",
+                           "email": row["email"] or ""}
+    _opt(out, "email_confirmed_at", timestamp(row["email_confirmed_at"]))
+    _opt(out, "invited_at", timestamp(row["invited_at"]))
+    out["phone"] = row["phone"] or ""
+    _opt(out, "phone_confirmed_at", timestamp(row["phone_confirmed_at"]))
+    _opt(out, "confirmation_sent_at", timestamp(row["confirmation_sent_at"]))
+    _opt(out, "confirmed_at", timestamp(row["confirmed_at"]))
+    _opt(out, "recovery_sent_at", timestamp(row["recovery_sent_at"]))
+    _opt(out, "new_email", row["email_change"])
+    _opt(out, "email_change_sent_at", timestamp(row["email_change_sent_at"]))
+    _opt(out, "new_phone", row["phone_change"])
+    _opt(out, "phone_change_sent_at", timestamp(row["phone_change_sent_at"]))
+    _opt(out, "reauthentication_sent_at", timestamp(row["reauthentication_sent_at"]))
+    _opt(out, "last_sign_in_at", timestamp(row["last_sign_in_at"]))
+    out["app_metadata"] = row["raw_app_meta_data"] or {}
+    out["user_metadata"] = row["raw_user_meta_data"] or {}
+    out["identities"] = row["identities"] or []
+    out["created_at"] = timestamp(row["created_at"])
+    out["updated_at"] = timestamp(row["updated_at"])
+    _opt(out, "banned_until", timestamp(row["banned_until"]))
+    out["is_anonymous"] = bool(row["is_anonymous"])
+    return out
+
+
+def _opt(out: dict[str, Any], key: str, value: Any) -> None:
+    if value:
+        out[key] = value
+
+
+def email_identity_data(user_id: uuid.UUID, email: str, data: dict[str, Any], verified: bool) -> dict[str, Any]:
+    identity = {"sub": str(user_id), "email": email, "email_verified": verified, "phone_verified": False}
+    for key, value in data.items():
+        identity.setdefault(key, value)
+    return identity
+
+
+async def insert_user(conn: AsyncConnection, *, email: str | None, password_hash: str | None,
+                      user_meta: dict[str, Any], app_meta: dict[str, Any], is_anonymous: bool = False,
+                      invited: bool = False) -> uuid.UUID:
+    """Insert a user (app triggers on auth.users fire here) and its email identity."""
+    user_id = uuid.uuid4()
+    await conn.execute(
+        "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, raw_app_meta_data,"
+        " raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous, invited_at)"
+        " values (%s, %s, %s, %s, %s, %s, %s, %s, false, now(), now(), %s, case when %s then now() end)",
+        [INSTANCE_ID, user_id, AUDIENCE, ROLE, email, password_hash or "", Jsonb(app_meta), Jsonb(user_meta),
+         is_anonymous, invited],
+    )
+    if email:
+        identity = email_identity_data(user_id, email, user_meta, False)
+        await conn.execute(
+            "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
+            " values (%s, %s, %s, 'email', now(), now())",
+            [str(user_id), user_id, Jsonb(identity)],
+        )
+        # GoTrue keeps the identity's claims in the user metadata too (sub, email, *_verified).
+        await conn.execute(
+            "update auth.users set raw_user_meta_data = raw_user_meta_data || %s where id = %s",
+            [Jsonb({k: v for k, v in identity.items() if k not in user_meta}), user_id],
+        )
+    return user_id
+
+
+async def confirm_email(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """Mark the email confirmed (and verified in metadata and identity), as user.Confirm does."""
+    await conn.execute(
+        "update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '',"
+        " raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || case when raw_user_meta_data ? 'email_verified'"
+        " then '{\"email_verified\": true}'::jsonb else '{}'::jsonb end, updated_at = now() where id = %s",
+        [user_id],
+    )
+    await conn.execute(
+        "update auth.identities set identity_data = identity_data || '{\"email_verified\": true}'::jsonb,"
+        " updated_at = now() where user_id = %s and provider = 'email'",
+        [user_id],
+    )
+    await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = 'confirmation_token'", [user_id])

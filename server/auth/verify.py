@@ -1,0 +1,212 @@
+"""Mailed one-time codes: POST /recover, /otp, /magiclink, /resend and GET|POST /verify."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from psycopg import AsyncConnection, sql
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from server.auth import mail
+from server.auth.db import in_transaction
+from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
+from server.auth.http import json_response, read_body
+from server.auth.service import AuthService, validate_email
+from server.auth.signup import create_user, save_one_time_token, send_confirmation
+from server.auth.tokens import issue_session
+from server.auth.user import apply_email_change
+from server.auth.users import confirm_email, find_user, user_by_email, user_by_id
+
+VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
+# Which token column each verification type checks (email OTPs may be either kind).
+_COLUMNS = {
+    "signup": ("confirmation_token",), "invite": ("confirmation_token",),
+    "recovery": ("recovery_token",), "magiclink": ("recovery_token", "confirmation_token"),
+    "email": ("recovery_token", "confirmation_token"), "email_change": ("email_change_token_new",),
+}
+_SENT_AT = {"confirmation_token": "confirmation_sent_at", "recovery_token": "recovery_sent_at",
+            "email_change_token_new": "email_change_sent_at"}
+MAIL_INTERVAL_SECONDS = 60
+EXPIRED = "Token has expired or is invalid"
+
+
+async def _check_frequency(svc: AuthService, conn: AsyncConnection, user_id: Any, sent_at_column: str) -> None:
+    """GoTrue's per-user mail frequency (60 s), applied with the other rate limits."""
+    if not svc.limiter.enabled:
+        return
+    cur = await conn.execute(
+        sql.SQL("select ceil(extract(epoch from {} + make_interval(secs => %s) - now())) from auth.users where id = %s")
+        .format(sql.Identifier(sent_at_column)), [MAIL_INTERVAL_SECONDS, user_id])
+    row = await cur.fetchone()
+    if row and row[0] is not None and row[0] > 0:
+        raise too_many_requests("over_email_send_rate_limit",
+                                f"For security purposes, you can only request this after {int(row[0])} seconds.")
+    svc.limiter.check_email()
+
+
+async def send_recovery(svc: AuthService, conn: AsyncConnection, user: dict[str, Any], kind: str, redirect_to: str) -> None:
+    """A recovery or magic-link mail: both use the user's recovery token."""
+    await _check_frequency(svc, conn, user["id"], "recovery_sent_at")
+    otp = mail.new_otp()
+    hashed = mail.token_hash(user["email"], otp)
+    await conn.execute("update auth.users set recovery_token = %s, recovery_sent_at = now() where id = %s",
+                       [hashed, user["id"]])
+    await save_one_time_token(conn, user["id"], "recovery_token", hashed, user["email"])
+    await mail.send(svc.ctx, conn, to=user["email"], kind=kind, otp=otp,
+                    link=mail.verify_link(svc.ctx, hashed, kind, redirect_to))
+
+
+def _redirect(svc: AuthService, request: Request, body_value: str | None = None) -> str:
+    return mail.redirect_target(svc.ctx, request.query_params.get("redirect_to") or body_value)
+
+
+async def recover(svc: AuthService, request: Request) -> Response:
+    body = await read_body(request)
+    email = validate_email(body.text("email"))
+    redirect_to = _redirect(svc, request)
+
+    async def work(conn: AsyncConnection) -> None:
+        user = await user_by_email(conn, email, lock=True)
+        if user is not None:  # an unknown address gets the same answer: no account enumeration
+            await send_recovery(svc, conn, user, "recovery", redirect_to)
+
+    await in_transaction(svc.ctx, work, "Error recovering user")
+    return json_response(request, {})
+
+
+async def otp(svc: AuthService, request: Request, *, create_default: bool = True) -> Response:
+    body = await read_body(request)
+    if body.text("phone"):
+        raise unprocessable("phone_provider_disabled", "Unsupported phone provider")
+    email = validate_email(body.text("email"))
+    create_user_flag = body.flag("create_user", create_default)
+    data = body.obj("data") or {}
+    redirect_to = _redirect(svc, request, body.opt_text("redirect_to"))
+
+    async def work(conn: AsyncConnection) -> None:
+        user = await user_by_email(conn, email, lock=True)
+        if user is None:
+            if not create_user_flag:
+                raise unprocessable("otp_disabled", "Signups not allowed for otp")
+            user_id = await create_user(conn, email=email, password_hash=None, user_meta=data,
+                                        app_meta={"provider": "email", "providers": ["email"]})
+            user = await user_by_id(conn, user_id)
+        if user["email_confirmed_at"] is None:
+            await _check_frequency(svc, conn, user["id"], "confirmation_sent_at")
+            await send_confirmation(svc, conn, user["id"], email, redirect_to)
+        else:
+            await send_recovery(svc, conn, user, "magiclink", redirect_to)
+
+    await in_transaction(svc.ctx, work, "Database error sending magic link")
+    return json_response(request, {})
+
+
+async def magiclink(svc: AuthService, request: Request) -> Response:
+    return await otp(svc, request)
+
+
+async def resend(svc: AuthService, request: Request) -> Response:
+    body = await read_body(request)
+    kind = body.text("type")
+    if kind not in ("signup", "email_change", "sms", "phone_change"):
+        raise bad_request("validation_failed", "Missing one of these types: signup, email_change, sms, phone_change")
+    if kind in ("sms", "phone_change"):
+        raise bad_request("phone_provider_disabled", "Phone provider is disabled")
+    email = validate_email(body.text("email"))
+    redirect_to = _redirect(svc, request)
+
+    async def work(conn: AsyncConnection) -> None:
+        if kind == "signup":
+            user = await user_by_email(conn, email, lock=True)
+            if user is not None and user["email_confirmed_at"] is None:
+                await _check_frequency(svc, conn, user["id"], "confirmation_sent_at")
+                await send_confirmation(svc, conn, user["id"], email, redirect_to)
+            return
+        user = await find_user(conn, sql.SQL("lower(u.email_change) = %s"), [email], lock=True)
+        if user is not None:
+            await _check_frequency(svc, conn, user["id"], "email_change_sent_at")
+            code = mail.new_otp()
+            hashed = mail.token_hash(email, code)
+            await conn.execute("update auth.users set email_change_token_new = %s, email_change_sent_at = now()"
+                               " where id = %s", [hashed, user["id"]])
+            await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=code,
+                            link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to))
+
+    await in_transaction(svc.ctx, work, "Database error resending mail")
+    return json_response(request, {})
+
+
+async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str) -> dict[str, Any] | None:
+    for column in _COLUMNS[kind]:
+        where = sql.SQL("u.{col} = %s and u.{col} <> '' and u.{sent} + make_interval(secs => %s) > now()").format(
+            col=sql.Identifier(column), sent=sql.Identifier(_SENT_AT[column]))
+        user = await find_user(conn, where, [hashed, mail.OTP_EXPIRY_SECONDS], lock=True)
+        if user is not None:
+            return user
+    return None
+
+
+async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, method: str) -> dict[str, Any]:
+    ctx = svc.ctx
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        user = await _find_by_token(conn, kind, hashed)
+        if user is None:
+            raise forbidden("otp_expired", EXPIRED)
+        if user["is_banned"]:
+            raise forbidden("user_banned", "User is banned")
+        user_id = user["id"]
+        if kind == "email_change":
+            await apply_email_change(conn, user, user["email_change"])
+        else:
+            await conn.execute("update auth.users set recovery_token = case when recovery_token = %s then ''"
+                               " else recovery_token end where id = %s", [hashed, user_id])
+            await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_hash = %s",
+                               [user_id, hashed])
+            await confirm_email(conn, user_id)
+        return await issue_session(ctx, conn, request, await user_by_id(conn, user_id), method)
+
+    return await in_transaction(ctx, work, "Database error verifying user")
+
+
+async def verify_post(svc: AuthService, request: Request) -> Response:
+    svc.limiter.check("token_verifications", request)
+    body = await read_body(request)
+    kind, token, token_hash = body.text("type"), body.text("token"), body.text("token_hash")
+    email = body.text("email")
+    if body.text("phone"):
+        raise bad_request("phone_provider_disabled", "Phone provider is disabled")
+    if kind not in VERIFY_TYPES:
+        raise bad_request("validation_failed", "Verify requires a verification type")
+    if token_hash:
+        hashed = token_hash
+    elif token and email:
+        hashed = mail.token_hash(validate_email(email), token)
+    else:
+        raise bad_request("validation_failed", "Only an email address or phone number should be provided on verify")
+    return json_response(request, await _verify(svc, request, kind, hashed, "otp"))
+
+
+async def verify_get(svc: AuthService, request: Request) -> Response:
+    """A mail link: verify, then redirect with the session (or the error) in the URL fragment."""
+    svc.limiter.check("token_verifications", request)
+    kind = request.query_params.get("type", "")
+    token = request.query_params.get("token", "")
+    redirect_to = _redirect(svc, request)
+    if kind not in VERIFY_TYPES or not token:
+        raise bad_request("validation_failed", "Verify requires a token and a verification type")
+    method = {"signup": "email/signup", "email": "otp"}.get(kind, kind)
+    try:
+        session = await _verify(svc, request, kind, token, method)
+    except AuthError as err:
+        if err.status >= 500:
+            raise
+        fragment = urlencode({"error": "access_denied", "error_code": err.code,
+                              "error_description": "Email link is invalid or has expired"})
+        return RedirectResponse(f"{redirect_to}#{fragment}", status_code=303)
+    fragment = urlencode({"access_token": session["access_token"], "expires_at": session["expires_at"],
+                          "expires_in": session["expires_in"], "refresh_token": session["refresh_token"],
+                          "token_type": "bearer", "type": kind})
+    return RedirectResponse(f"{redirect_to}#{fragment}", status_code=303)
