@@ -2,16 +2,19 @@
 
 Every setting has an environment variable; `supalite serve` flags override them. An
 environment variable that starts with ``SUPALITE_`` but names no setting is refused, so a
-typo never silently falls back to a default.
+typo never silently falls back to a default. The exception is ``SUPALITE_APP_<NAME>``:
+app settings, set on the database as ``app.<name>`` by `supalite migrate` for the app's SQL.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 DEMO_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
+APP_SETTING_PREFIX = "SUPALITE_APP_"
 
 
 class ConfigError(Exception):
@@ -76,8 +79,6 @@ SETTINGS: dict[str, Setting] = {
     "storage_s3_secret_key": Setting("STORAGE_S3_SECRET_KEY", "", "S3 secret key"),
     "storage_s3_region": Setting("STORAGE_S3_REGION", "us-east-1", "S3 region"),
     "file_size_limit": Setting("SUPALITE_FILE_SIZE_LIMIT", "52428800", "Global upload size limit in bytes (50 MiB)"),
-    "owner_email": Setting("SUPALITE_OWNER_EMAIL", "", "Site owner account (app setting, read by SQL)"),
-    "contact_admin_email": Setting("SUPALITE_CONTACT_ADMIN_EMAIL", "", "Designated administrator users message (app setting)"),
     "log_level": Setting("SUPALITE_LOG_LEVEL", "info", "Log level"),
 }
 
@@ -130,9 +131,9 @@ class Settings:
     storage_s3_secret_key: str = ""
     storage_s3_region: str = "us-east-1"
     file_size_limit: int = 52428800
-    owner_email: str = ""
-    contact_admin_email: str = ""
     log_level: str = "info"
+    # SUPALITE_APP_<NAME> variables: database settings `app.<name>` the app's SQL reads.
+    app_settings: dict[str, str] = field(default_factory=dict)
 
     @property
     def api_url(self) -> str:
@@ -168,7 +169,10 @@ def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = P
     env = dict(read_dotenv(dotenv)) if dotenv else {}
     env.update(os.environ if environ is None else environ)
     known = {s.env for s in SETTINGS.values()}
-    unknown = sorted(k for k in env if k.startswith("SUPALITE_") and k not in known and not k.startswith("SUPALITE_INTERNAL_"))
+    unknown = sorted(
+        k for k in env
+        if k.startswith("SUPALITE_") and k not in known and not k.startswith(("SUPALITE_INTERNAL_", APP_SETTING_PREFIX))
+    )
     if unknown:
         raise ConfigError(f"unknown setting {unknown[0]} (see `supalite config` for the list)")
     values: dict[str, object] = {}
@@ -185,5 +189,19 @@ def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = P
         raise ConfigError(f"STORAGE_BACKEND must be 'file' or 's3', not {values['storage_backend']!r}")
     if values["db_tx_end"] not in ("commit", "commit-allow-override", "rollback", "rollback-allow-override"):
         raise ConfigError(f"invalid value {values['db_tx_end']!r} for PGRST_DB_TX_END")
-    assert {f.name for f in fields(Settings)} == set(SETTINGS), "Settings and SETTINGS disagree"
+    values["app_settings"] = app_settings(env)
+    assert {f.name for f in fields(Settings)} == set(SETTINGS) | {"app_settings"}, "Settings and SETTINGS disagree"
     return Settings(**values)  # type: ignore[arg-type]
+
+
+def app_settings(env: dict[str, str]) -> dict[str, str]:
+    """`SUPALITE_APP_CONTACT_ADMIN_EMAIL=x` -> {"contact_admin_email": "x"} (read as app.contact_admin_email)."""
+    found: dict[str, str] = {}
+    for key, value in env.items():
+        if not key.startswith(APP_SETTING_PREFIX):
+            continue
+        name = key[len(APP_SETTING_PREFIX):].lower()
+        if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+            raise ConfigError(f"invalid app setting name {key} (letters, digits and _ only)")
+        found[name] = value
+    return found

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 import psycopg
+from psycopg import sql
 
 from server.config import ConfigError, Settings
 from server.db.bucket_declarations import load_bucket_declarations
@@ -42,11 +43,23 @@ def run_alembic(owner_url: str, migrations_dir: Path) -> None:
         raise MigrationError(f"alembic upgrade failed: {first}") from None
 
 
+def apply_app_settings(conn: psycopg.Connection, app_settings: dict[str, str]) -> None:
+    """SUPALITE_APP_<NAME> -> `alter database <this one> set app.<name>`: the app's SQL reads
+    it with current_setting('app.<name>', true); sessions opened afterwards see it."""
+    if not app_settings:
+        return
+    dbname = conn.execute("select current_database()").fetchone()[0]
+    for name, value in sorted(app_settings.items()):
+        conn.execute(sql.SQL("alter database {} set {} = {}").format(
+            sql.Identifier(dbname), sql.Identifier("app", name), sql.Literal(value)))
+
+
 def migrate(settings: Settings, owner_url: str) -> None:
     project = settings.project_dir
     with psycopg.connect(owner_url, autocommit=True) as conn:
         applied = apply_platform_schema(conn)
         ensure_authenticator_login(conn, api_conninfo(settings, owner_url), authenticator_password(settings))
+        apply_app_settings(conn, settings.app_settings)
     if applied:
         log.info("platform schema: applied %s", ", ".join(applied))
     run_alembic(owner_url, project / "migrations")
@@ -61,4 +74,4 @@ def apply_policies_now(settings: Settings, owner_url: str) -> None:
         apply_policies(conn, settings.project_dir / "policies", force=True)
 
 
-__all__ = ["migrate", "apply_policies_now", "run_alembic", "ConfigError"]
+__all__ = ["migrate", "apply_app_settings", "apply_policies_now", "run_alembic", "ConfigError"]

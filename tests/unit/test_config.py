@@ -10,7 +10,14 @@ def test_defaults_match_the_settings_table() -> None:
     assert settings.port == 8000 and settings.host == "127.0.0.1"
     assert settings.uses_demo_secret
     assert settings.db_schemas == ("public",)
-    assert set(SETTINGS) == set(Settings.__dataclass_fields__)
+    assert set(SETTINGS) | {"app_settings"} == set(Settings.__dataclass_fields__)
+
+
+def test_app_settings_are_collected_not_refused() -> None:
+    settings = load_settings({"SUPALITE_APP_CONTACT_ADMIN_EMAIL": "a@b.c"}, dotenv=None)
+    assert settings.app_settings == {"contact_admin_email": "a@b.c"}
+    with pytest.raises(ConfigError, match="SUPALITE_APP_BAD-NAME"):
+        load_settings({"SUPALITE_APP_BAD-NAME": "x"}, dotenv=None)
 
 
 def test_unknown_supalite_variable_is_refused() -> None:

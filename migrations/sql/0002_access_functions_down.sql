@@ -1,0 +1,13 @@
+drop trigger if exists user_session_deleted on public.user_sessions;
+drop trigger if exists user_session_ended on public.user_sessions;
+drop trigger if exists user_session_guard on public.user_sessions;
+drop trigger if exists user_session_recorded on public.user_sessions;
+drop trigger if exists course_deleted on public.courses;
+drop trigger if exists course_content_deleted on public.course_content;
+drop trigger if exists book_deleted on public.books;
+drop function if exists public.get_user_unlocked_content(uuid, uuid);
+drop function if exists public.get_visible_course_content(uuid, uuid);
+drop function if exists public.get_visible_courses(uuid);
+drop function if exists public.user_has_course_access(uuid, uuid);
+drop function if exists public.user_has_book_access(uuid, uuid);
+drop function if exists public.user_has_full_access(uuid);
