@@ -1,0 +1,96 @@
+"""POST /realtime/v1/api/broadcast (batch) and /api/broadcast/{topic}/events/{event}
+(realtime-js httpSend): broadcasts without a socket. A message to a private channel goes
+out only when the caller may INSERT a broadcast message on its topic (RLS)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from server.auth.jwt import JwtError, request_claims
+from server.realtime.auth import can_write
+from server.realtime.hub import Hub
+from server.realtime.protocol import UserBroadcast
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"message": message}, status_code=status)
+
+
+def _claims(hub: Hub, request: Request) -> dict[str, Any] | JSONResponse:
+    try:
+        return request_claims(hub.ctx.keys, request.headers)
+    except JwtError as exc:
+        return _error(401, str(exc))
+
+
+def _validate(messages: Any) -> dict[str, Any]:
+    errors: dict[str, Any] = {}
+    if not isinstance(messages, list) or not messages:
+        return {"messages": ["can't be blank"]}
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            errors[str(i)] = ["is invalid"]
+            continue
+        problems = {f: ["can't be blank"] for f in ("topic", "event") if not isinstance(m.get(f), str) or not m[f]}
+        if "payload" not in m:
+            problems["payload"] = ["can't be blank"]
+        if problems:
+            errors[str(i)] = problems
+    return {"messages": errors} if errors else {}
+
+
+async def _send(hub: Hub, claims: dict[str, Any], topic: str, event: str, message: UserBroadcast,
+                private: bool, allowed: dict[str, bool]) -> None:
+    if private:
+        if topic not in allowed:
+            allowed[topic] = await can_write(hub.ctx.admin_pool, topic, claims, "broadcast")
+        if not allowed[topic]:
+            return
+    await hub.broadcast(topic, private, message)
+
+
+def broadcast_batch(hub: Hub):  # noqa: ANN201 - a Starlette endpoint
+    async def endpoint(request: Request) -> Response:
+        claims = _claims(hub, request)
+        if isinstance(claims, JSONResponse):
+            return claims
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError:
+            return JSONResponse({"errors": {"body": ["is invalid JSON"]}}, status_code=422)
+        messages = body.get("messages") if isinstance(body, dict) else None
+        errors = _validate(messages)
+        if errors:
+            return JSONResponse({"errors": errors}, status_code=422)
+        allowed: dict[str, bool] = {}
+        for m in messages:  # type: ignore[union-attr]
+            await _send(hub, claims, m["topic"], m["event"], UserBroadcast.from_json(m["event"], m["payload"]),
+                        bool(m.get("private")), allowed)
+        return Response(status_code=202)
+
+    return endpoint
+
+
+def broadcast_single(hub: Hub):  # noqa: ANN201 - a Starlette endpoint
+    async def endpoint(request: Request) -> Response:
+        claims = _claims(hub, request)
+        if isinstance(claims, JSONResponse):
+            return claims
+        topic, event = request.path_params["topic"], request.path_params["event"]
+        raw = await request.body()
+        if request.headers.get("content-type", "").startswith("application/octet-stream"):
+            message = UserBroadcast(event, raw, is_json=False)
+        else:
+            try:
+                message = UserBroadcast.from_json(event, orjson.loads(raw))
+            except orjson.JSONDecodeError:
+                return JSONResponse({"errors": {"payload": ["is invalid JSON"]}}, status_code=422)
+        private = request.query_params.get("private") == "true"
+        await _send(hub, claims, topic, event, message, private, {})
+        return Response(status_code=202)
+
+    return endpoint

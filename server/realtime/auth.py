@@ -1,0 +1,102 @@
+"""Who a channel acts as (its JWT, checked with Realtime's messages) and what a private
+channel may do, decided by the RLS policies on realtime.messages."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import jwt as pyjwt
+import orjson
+import psycopg
+from psycopg_pool import AsyncConnectionPool
+
+from server.auth.jwt import JwtError, JwtKeys
+
+
+class ChannelError(Exception):
+    """A refusal with Realtime's `Code: message` reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    @property
+    def reason(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+def verify_token(keys: JwtKeys, token: Any) -> dict[str, Any]:
+    """Claims of a channel token; raises ChannelError with the message Realtime sends."""
+    if not isinstance(token, str) or not token.strip():
+        raise ChannelError("MalformedJWT", "The token provided is not a valid JWT")
+    token = "".join(token.split())
+    try:
+        claims = keys.decode(token)
+    except JwtError as exc:
+        if str(exc) == "JWT expired":
+            exp = pyjwt.decode(token, options={"verify_signature": False}).get("exp", 0)
+            raise ChannelError("InvalidJWTToken", f"Token has expired {int(time.time()) - int(exp)} seconds ago") from None
+        if "ignature" in str(exc):
+            raise ChannelError("JwtSignatureError", "Failed to validate JWT signature") from None
+        raise ChannelError("MalformedJWT", "The token provided is not a valid JWT") from None
+    if "role" not in claims or "exp" not in claims:
+        raise ChannelError("InvalidJWTToken", "Fields `role` and `exp` are required in JWT")
+    return claims
+
+
+_SET_CONTEXT = (
+    "select set_config('role', %s, true), set_config('realtime.topic', %s, true),"
+    " set_config('request.jwt.claims', %s, true), set_config('request.headers', %s, true)"
+)
+
+
+@dataclass
+class Policies:
+    broadcast_read: bool = False
+    presence_read: bool = False
+    broadcast_write: bool | None = None  # None: not checked yet
+    presence_write: bool | None = None
+
+
+def _context(topic: str, claims: Mapping[str, Any], headers: Mapping[str, str] | None) -> list[str]:
+    return [str(claims.get("role", "anon")), topic, orjson.dumps(dict(claims)).decode(),
+            orjson.dumps(dict(headers or {})).decode()]
+
+
+async def read_policies(pool: AsyncConnectionPool, topic: str, claims: Mapping[str, Any],
+                        headers: Mapping[str, str] | None = None) -> Policies:
+    """As Realtime does: insert a broadcast and a presence message for the topic, see which
+    of them the caller may SELECT, roll back."""
+    async with pool.connection() as conn:
+        async with conn.transaction(force_rollback=True):
+            cur = await conn.execute(
+                "insert into realtime.messages (topic, extension) values (%s, 'broadcast'), (%s, 'presence')"
+                " returning id, extension", [topic, topic])
+            ids = [row[0] for row in await cur.fetchall()]
+            await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
+            try:
+                async with conn.transaction():
+                    cur = await conn.execute(
+                        "select extension from realtime.messages where topic = %s and id = any(%s)", [topic, ids])
+                    readable = {row[0] for row in await cur.fetchall()}
+            except psycopg.Error:
+                readable = set()  # a failing policy grants nothing
+    return Policies(broadcast_read="broadcast" in readable, presence_read="presence" in readable)
+
+
+async def can_write(pool: AsyncConnectionPool, topic: str, claims: Mapping[str, Any], extension: str,
+                    headers: Mapping[str, str] | None = None) -> bool:
+    """Whether the caller may INSERT a message of `extension` on the topic (then rolled back)."""
+    async with pool.connection() as conn:
+        async with conn.transaction(force_rollback=True):
+            await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
+            try:
+                async with conn.transaction():
+                    await conn.execute(
+                        "insert into realtime.messages (topic, extension) values (%s, %s)", [topic, extension])
+                return True
+            except psycopg.Error:
+                return False

@@ -1,0 +1,308 @@
+"""One joined channel of a socket: its join config, who it acts as, its postgres_changes
+bindings and presence entry, and the events a client sends on it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+import zlib
+from typing import TYPE_CHECKING, Any
+
+import orjson
+import psycopg
+
+from server.realtime import filters as flt
+from server.realtime import presence
+from server.realtime.auth import ChannelError, Policies, can_write, read_policies, verify_token
+from server.realtime.changes import PgBinding
+from server.realtime.protocol import Message, UserBroadcast
+
+if TYPE_CHECKING:
+    from server.realtime.socket import RealtimeSocket
+
+log = logging.getLogger("supalite.realtime")
+
+_TABLES_SQL = """
+select c.oid::bigint, exists (select 1 from pg_trigger t where t.tgrelid = c.oid and t.tgname = 'supalite_realtime_capture')
+from pg_catalog.pg_publication_tables pt
+join pg_catalog.pg_namespace n on n.nspname = pt.schemaname
+join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relname = pt.tablename
+where pt.pubname = 'supabase_realtime'
+  and (%(schema)s = '*' or pt.schemaname = %(schema)s)
+  and (%(table)s::text is null or %(table)s = '*' or pt.tablename = %(table)s)
+"""
+_INSERT_SUB_SQL = """
+insert into realtime.subscription (subscription_id, entity, filters, claims, claims_role, node)
+select %s, e::oid::regclass, %s::jsonb, %s::jsonb, %s, %s from unnest(%s::bigint[]) e
+returning id, entity::oid::bigint
+"""
+
+
+def binding_id(params: dict[str, Any]) -> int:
+    """A stable id for a postgres_changes entry (Realtime uses a hash of its params)."""
+    return zlib.crc32(orjson.dumps(params, option=orjson.OPT_SORT_KEYS)) & 0x7FFFFFF
+
+
+class Channel:
+    def __init__(self, socket: RealtimeSocket, topic: str, join_ref: str | None) -> None:
+        self.socket = socket
+        self.topic = topic
+        self.sub_topic = topic[len("realtime:"):]
+        self.join_ref = join_ref
+        self.private = False
+        self.self_broadcast = False
+        self.ack = False
+        self.presence_enabled = False
+        self.presence_key = ""
+        self.policies = Policies(True, True, True, True)
+        self.claims: dict[str, Any] = {}
+        self.access_token: str | None = None
+        self.bindings: list[PgBinding] = []
+        self.presence_entry: tuple[str, dict[str, Any]] | None = None
+        self._expiry: asyncio.TimerHandle | None = None
+        self.closed = False
+
+    @property
+    def hub(self):  # noqa: ANN201 - Hub, imported lazily to avoid a cycle
+        return self.socket.hub
+
+    @property
+    def pool(self):  # noqa: ANN201
+        return self.hub.ctx.admin_pool
+
+    # -- join --------------------------------------------------------------------------
+
+    async def join(self, payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """Returns the join reply's response and the errors to report as system messages."""
+        if not self.sub_topic:
+            raise ChannelError("TopicNameRequired", "You must provide a topic name")
+        config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
+        broadcast = config.get("broadcast") if isinstance(config.get("broadcast"), dict) else {}
+        presence_cfg = config.get("presence") if isinstance(config.get("presence"), dict) else {}
+        self.self_broadcast = bool(broadcast.get("self"))
+        self.ack = bool(broadcast.get("ack"))
+        self.private = bool(config.get("private"))
+        self.presence_enabled = presence_cfg.get("enabled", True) is not False
+        self.presence_key = str(presence_cfg.get("key") or "") or str(uuid.uuid1())
+
+        self._authenticate(payload.get("access_token") or payload.get("user_token"))
+        if self.private:
+            await self._authorize_read()
+        pg_params = config.get("postgres_changes") or []
+        if not isinstance(pg_params, list):
+            pg_params = []
+        response, errors = await self._subscribe([p for p in pg_params if isinstance(p, dict)])
+        self.hub.add_channel(self)
+        return {"postgres_changes": response}, errors
+
+    def _authenticate(self, token: Any) -> None:
+        if not isinstance(token, str) or token.startswith("sb_"):
+            token = self.socket.token
+        claims = verify_token(self.hub.ctx.keys, token)
+        self.claims, self.access_token = claims, token
+        self._schedule_expiry(claims)
+
+    def _schedule_expiry(self, claims: dict[str, Any]) -> None:
+        if self._expiry is not None:
+            self._expiry.cancel()
+        delay = max(0.0, float(claims["exp"]) - time.time())
+        loop = asyncio.get_running_loop()
+        self._expiry = loop.call_later(
+            min(delay, 3600.0), lambda: asyncio.ensure_future(self._on_expiry_check()))
+
+    async def _on_expiry_check(self) -> None:
+        try:
+            claims = verify_token(self.hub.ctx.keys, self.access_token)
+        except ChannelError as exc:
+            await self.shutdown(exc.message)
+            return
+        self._schedule_expiry(claims)
+
+    async def _authorize_read(self) -> None:
+        policies = await read_policies(self.pool, self.sub_topic, self.claims)
+        if not (policies.broadcast_read or policies.presence_read):
+            raise ChannelError("Unauthorized", f"You do not have permissions to read from this Channel topic: {self.sub_topic}")
+        self.policies = policies
+
+    async def _subscribe(self, entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+        response, errors = [], []
+        role = str(self.claims.get("role", "anon"))
+        claims_json = orjson.dumps(self.claims).decode()
+        async with self.pool.connection() as conn:
+            for params in entries:
+                bid = binding_id(params)
+                response.append({**params, "id": bid})
+                event = str(params.get("event", "*")).upper()
+                schema = str(params.get("schema") or "public")
+                table = params.get("table")
+                try:
+                    filters = flt.parse(params.get("filter"))
+                except flt.FilterError as exc:
+                    errors.append(f"Unable to subscribe to changes with given parameters: {exc}")
+                    continue
+                cur = await conn.execute(_TABLES_SQL, {"schema": schema, "table": table})
+                tables = await cur.fetchall()
+                if not tables or event not in ("*", "INSERT", "UPDATE", "DELETE"):
+                    errors.append(
+                        "Unable to subscribe to changes with given parameters. Please check Realtime is enabled"
+                        f" for the given connect parameters: [event: {params.get('event')}, schema: {schema},"
+                        f" table: {table}, filters: [{params.get('filter') or ''}]]")
+                    continue
+                if not all(has_trigger for _, has_trigger in tables):
+                    await conn.execute("select realtime.sync_capture_triggers()")
+                cur = await conn.execute(_INSERT_SUB_SQL, [
+                    uuid.uuid4(), orjson.dumps([f.as_json() for f in filters]).decode(), claims_json, role,
+                    self.hub.node, [oid for oid, _ in tables]])
+                binding = PgBinding(self, bid, params, event, filters, {row[0]: row[1] for row in await cur.fetchall()})
+                self.bindings.append(binding)
+                self.hub.add_binding(binding)
+        return response, errors
+
+    # -- after the join reply ----------------------------------------------------------
+
+    async def after_join(self, errors: list[str]) -> None:
+        if self.bindings or errors:
+            if errors:
+                for error in errors:
+                    self.push_system("postgres_changes", "error", error)
+            else:
+                self.push_system("postgres_changes", "ok", "Subscribed to PostgreSQL")
+        if self.presence_enabled and (not self.private or self.policies.presence_read):
+            await self._push_presence_state()
+
+    async def _push_presence_state(self) -> None:
+        state = await presence.state(self.pool, self.sub_topic, self.private)
+        self.push("presence_state", state)
+
+    def push(self, event: str, payload: Any) -> None:
+        self.socket.push(self.join_ref, None, self.topic, event, payload)
+
+    def push_system(self, extension: str, status: str, message: str) -> None:
+        self.push("system", {"extension": extension, "status": status, "message": message, "channel": self.sub_topic})
+
+    # -- client events -----------------------------------------------------------------
+
+    async def handle(self, msg: Message) -> None:
+        if msg.event == "broadcast":
+            await self._on_broadcast(msg)
+        elif msg.event == "presence":
+            await self._on_presence(msg)
+        elif msg.event == "access_token":
+            await self._on_access_token(msg.payload)
+        elif msg.event == "phx_leave":
+            self.socket.reply(msg, "ok", {})
+            await self.close()
+        else:
+            log.info("realtime: unexpected message of type %s on %s", msg.event, self.sub_topic)
+
+    async def _on_broadcast(self, msg: Message) -> None:
+        if isinstance(msg.payload, UserBroadcast):
+            message = msg.payload
+        elif isinstance(msg.payload, dict) and isinstance(msg.payload.get("event"), str):
+            message = UserBroadcast.from_json(msg.payload["event"], msg.payload.get("payload"))
+        else:
+            return
+        if self.private and self.policies.broadcast_write is None:
+            self.policies.broadcast_write = await can_write(self.pool, self.sub_topic, self.claims, "broadcast")
+        if self.private and not self.policies.broadcast_write:
+            if self.ack:
+                self.socket.reply(msg, "error", {"reason": "You do not have permissions to write to this Channel topic"})
+            return
+        await self.hub.broadcast(self.sub_topic, self.private, message, sender=self)
+        if self.ack:
+            self.socket.reply(msg, "ok", {})
+
+    async def _on_presence(self, msg: Message) -> None:
+        payload = msg.payload if isinstance(msg.payload, dict) else {}
+        event = str(payload.get("event", "")).lower()
+        if self.private and self.policies.presence_write is None:
+            self.policies.presence_write = await can_write(self.pool, self.sub_topic, self.claims, "presence")
+        if event == "track":
+            meta = payload.get("payload", {})
+            if not isinstance(meta, dict):
+                self.socket.reply(msg, "error", {"reason": "Presence track payload must be a map"})
+                return
+            if self.private and not self.policies.presence_write:
+                self.socket.reply(msg, "error", {})
+                return
+            if self.presence_entry is not None and self.presence_entry[1] == meta:
+                self.socket.reply(msg, "ok", {})
+                return
+            ref, diff = await presence.track(self.pool, self.hub.node, self.sub_topic, self.private,
+                                             self.presence_key, meta, self.presence_entry)
+            self.presence_entry = (ref, meta)
+            self.socket.reply(msg, "ok", {})
+            newly_enabled = not self.presence_enabled
+            self.presence_enabled = True
+            await self.hub.presence_diff(self.sub_topic, self.private, diff)
+            if newly_enabled:
+                await self._push_presence_state()
+        elif event == "untrack":
+            await self._untrack()
+            self.socket.reply(msg, "ok", {})
+        else:
+            self.socket.reply(msg, "error", {})
+
+    async def _untrack(self) -> None:
+        if self.presence_entry is None:
+            return
+        entry, self.presence_entry = self.presence_entry, None
+        diff = await presence.untrack(self.pool, self.presence_key, entry)
+        await self.hub.presence_diff(self.sub_topic, self.private, diff)
+
+    async def _on_access_token(self, payload: Any) -> None:
+        token = payload.get("access_token") if isinstance(payload, dict) else None
+        if not isinstance(token, str) or token.startswith("sb_") or token == self.access_token:
+            return
+        try:
+            claims = verify_token(self.hub.ctx.keys, token)
+        except ChannelError as exc:
+            await self.shutdown(exc.message)
+            return
+        self.claims, self.access_token = claims, token
+        self._schedule_expiry(claims)
+        if self.private:
+            before = self.policies
+            policies = await read_policies(self.pool, self.sub_topic, claims)
+            if (before.broadcast_read and not policies.broadcast_read) or (before.presence_read and not policies.presence_read):
+                await self.shutdown(f"You no longer have permission to read from this Channel topic: {self.sub_topic}")
+                return
+            self.policies = policies
+        db_ids = [db_id for b in self.bindings for db_id in b.db_ids]
+        if db_ids:
+            async with self.pool.connection() as conn:
+                await conn.execute(
+                    "update realtime.subscription set claims = %s::jsonb, claims_role = %s where id = any(%s)",
+                    [orjson.dumps(claims).decode(), str(claims.get("role", "anon")), db_ids])
+
+    # -- the end -----------------------------------------------------------------------
+
+    async def shutdown(self, message: str) -> None:
+        """Realtime's shutdown: a system error message, then the channel closes."""
+        if self.closed:
+            return
+        self.push_system("system", "error", message)
+        self.socket.push(self.join_ref, self.join_ref, self.topic, "phx_close", {})
+        await self.close()
+
+    async def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.socket.forget(self)
+        if self._expiry is not None:
+            self._expiry.cancel()
+        self.hub.remove_channel(self)
+        db_ids = []
+        for binding in self.bindings:
+            self.hub.remove_binding(binding)
+            db_ids.extend(binding.db_ids)
+        try:
+            if db_ids:
+                async with self.pool.connection() as conn:
+                    await conn.execute("delete from realtime.subscription where id = any(%s)", [db_ids])
+            await self._untrack()
+        except psycopg.Error as exc:
+            log.warning("realtime: cleanup of %s failed: %s", self.sub_topic, exc)
