@@ -1,17 +1,360 @@
-"""Routes of /storage/v1."""
+"""Routes of /storage/v1: thin handlers that parse the request, call the domain layer
+(service.py) and shape the answer exactly as supabase/storage does."""
 
 from __future__ import annotations
 
+import logging
+from email.utils import format_datetime
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable
+
+import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from server.auth.jwt import JwtError, request_claims
 from server.context import AppContext
+from server.db.bucket_declarations import parse_size
+from server.db.context import RequestContext
+from server.storage import errors, media, signing, transforms
+from server.storage.backends import make_backend
+from server.storage.service import SUPERUSER, StorageService
+from server.storage.uploads import read_upload
+
+log = logging.getLogger("supalite.storage")
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    body = data if isinstance(data, bytes) else orjson.dumps(data)
+    return Response(body, status_code=status, media_type="application/json")
+
+
+def message(text: str) -> Response:
+    return json_response({"message": text})
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw:
+        return {}
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise errors.invalid_request("Body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise errors.invalid_request("body must be object")
+    return body
+
+
+def caller_of(request: Request, ctx: AppContext) -> RequestContext:
+    try:
+        claims = request_claims(ctx.keys, request.headers)
+    except JwtError as exc:
+        raise errors.invalid_jwt(str(exc)) from None
+    role = str(claims.get("role") or "anon")
+    return RequestContext(role=role, claims=claims, method=request.method, path=request.url.path,
+                          headers=dict(request.headers))
+
+
+def str_field(body: dict[str, Any], name: str, required: bool = True) -> str | None:
+    value = body.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise errors.StorageError("InvalidRequest", 400, f"body must have required property '{name}'")
+    return value
+
+
+def int_field(body: dict[str, Any], name: str, default: int, minimum: int = 0) -> int:
+    value = body.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) < minimum:
+        raise errors.invalid_parameter(name, f"body/{name} must be an integer >= {minimum}")
+    return int(value)
+
+
+def size_limit(value: Any) -> int | None:
+    if value in (None, "", 0):
+        return None
+    try:
+        size = parse_size(value if isinstance(value, str) else int(value))
+    except (ValueError, TypeError):
+        raise errors.StorageError("InvalidRequest", 400, "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B") from None
+    if size is not None and size < 0:
+        raise errors.StorageError("InvalidRequest", 400, "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B")
+    return size
+
+
+def mime_list(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise errors.invalid_parameter("allowed_mime_types", "allowed_mime_types must be a list of strings")
+    return value or None
+
+
+def guarded(handler: Handler) -> Handler:
+    """Every error leaves as a storage error body; nothing as a traceback."""
+
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except errors.StorageError as exc:
+            return exc.response()
+        except Exception:
+            log.exception("storage request failed: %s %s", request.method, request.url.path)
+            return errors.internal().response()
+
+    return run
 
 
 def build(ctx: AppContext) -> Starlette:
+    backend = make_backend(ctx.settings)
+    service = StorageService(ctx, backend)
+    ctx.on_startup.append(backend.start)
+    ctx.on_shutdown.append(backend.close)
+
+    # -- buckets -----------------------------------------------------------------------
+
+    async def list_buckets(request: Request) -> Response:
+        q = request.query_params
+        limit = int(q["limit"]) if q.get("limit", "").isdigit() else None
+        offset = int(q["offset"]) if q.get("offset", "").isdigit() else 0
+        body = await service.list_buckets(caller_of(request, ctx), limit, offset, q.get("search", ""),
+                                          q.get("sortColumn", "name"), q.get("sortOrder", "asc"))
+        return json_response(body)
+
+    async def create_bucket(request: Request) -> Response:
+        body = await json_body(request)
+        name = str_field(body, "name")
+        values = {"id": body.get("id") or name, "name": name, "public": bool(body.get("public", False)),
+                  "file_size_limit": size_limit(body.get("file_size_limit")),
+                  "allowed_mime_types": mime_list(body.get("allowed_mime_types"))}
+        created = await service.create_bucket(caller_of(request, ctx), values)
+        return json_response({"name": created})
+
+    async def get_bucket(request: Request) -> Response:
+        row = await service.get_bucket(caller_of(request, ctx), request.path_params["bucket"])
+        return json_response(row)
+
+    async def update_bucket(request: Request) -> Response:
+        body = await json_body(request)
+        changes: dict[str, Any] = {}
+        if "public" in body:
+            changes["public"] = bool(body["public"])
+        if "file_size_limit" in body:
+            changes["file_size_limit"] = size_limit(body["file_size_limit"])
+        if "allowed_mime_types" in body:
+            changes["allowed_mime_types"] = mime_list(body["allowed_mime_types"])
+        await service.update_bucket(caller_of(request, ctx), request.path_params["bucket"], changes)
+        return message("Successfully updated")
+
+    async def delete_bucket(request: Request) -> Response:
+        await service.delete_bucket(caller_of(request, ctx), request.path_params["bucket"])
+        return message("Successfully deleted")
+
+    async def empty_bucket(request: Request) -> Response:
+        await service.empty_bucket(caller_of(request, ctx), request.path_params["bucket"])
+        return message("Successfully emptied")
+
+    # -- object writes -----------------------------------------------------------------
+
+    async def upload(request: Request) -> Response:
+        caller = caller_of(request, ctx)
+        body = await read_upload(request)
+        update = request.method == "PUT"
+        upsert = not update and request.headers.get("x-upsert") == "true"
+        object_id, key = await service.upload(caller, request.path_params["bucket"], request.path_params["path"],
+                                              body, upsert=upsert, update=update)
+        return json_response({"Id": object_id, "Key": key})
+
+    async def upload_signed(request: Request) -> Response:
+        bucket, name = request.path_params["bucket"], request.path_params["path"]
+        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name)
+        body = await read_upload(request)
+        object_id, key = await service.upload(SUPERUSER, bucket, name, body, upsert=bool(claims.get("upsert")),
+                                              owner=claims.get("owner"))
+        return json_response({"Id": object_id, "Key": key})
+
+    async def sign_upload(request: Request) -> Response:
+        upsert = request.headers.get("x-upsert") == "true"
+        result = await service.sign_upload(caller_of(request, ctx), request.path_params["bucket"],
+                                           request.path_params["path"], upsert)
+        return json_response(result)
+
+    async def delete_object(request: Request) -> Response:
+        await service.delete(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
+        return message("Successfully deleted")
+
+    async def delete_objects(request: Request) -> Response:
+        body = await json_body(request)
+        prefixes = body.get("prefixes")
+        if not isinstance(prefixes, list) or not prefixes or not all(isinstance(p, str) for p in prefixes):
+            raise errors.StorageError("InvalidRequest", 400, "body/prefixes must NOT have fewer than 1 items")
+        rows = await service.delete_many(caller_of(request, ctx), request.path_params["bucket"], prefixes)
+        return json_response(rows)
+
+    async def move_object(request: Request) -> Response:
+        body = await json_body(request)
+        bucket = str_field(body, "bucketId")
+        await service.move(caller_of(request, ctx), bucket, str_field(body, "sourceKey"),
+                           str_field(body, "destinationBucket", False) or bucket, str_field(body, "destinationKey"))
+        return message("Successfully moved")
+
+    async def copy_object(request: Request) -> Response:
+        body = await json_body(request)
+        bucket = str_field(body, "bucketId")
+        metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else None
+        result = await service.copy(caller_of(request, ctx), bucket, str_field(body, "sourceKey"),
+                                    str_field(body, "destinationBucket", False) or bucket,
+                                    str_field(body, "destinationKey"),
+                                    upsert=request.headers.get("x-upsert") == "true",
+                                    copy_metadata=body.get("copyMetadata", True) is not False, user_metadata=metadata)
+        return json_response(result)
+
+    # -- object reads ------------------------------------------------------------------
+
+    async def serve(request: Request, row: dict[str, Any], expires: str | None = None) -> Response:
+        return await media.object_response(backend, service.key_of(row), row, request.headers,
+                                           head=request.method == "HEAD",
+                                           download=request.query_params.get("download"), expires=expires)
+
+    async def get_object(request: Request) -> Response:
+        row = await service.find(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
+        return await serve(request, row)
+
+    async def get_public_object(request: Request) -> Response:
+        row = await service.find_public(request.path_params["bucket"], request.path_params["path"])
+        return await serve(request, row)
+
+    async def get_signed_object(request: Request) -> Response:
+        bucket, name = request.path_params["bucket"], request.path_params["path"]
+        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name)
+        row = await service.find(SUPERUSER, bucket, name)
+        expires = format_datetime(datetime.fromtimestamp(int(claims.get("exp", 0)), tz=timezone.utc), usegmt=True)
+        return await serve(request, row, expires=expires)
+
+    def info_body(row: dict[str, Any]) -> dict[str, Any]:
+        metadata = row.get("metadata") or {}
+        return {"id": row["id"], "name": row["name"], "version": row["version"], "bucket_id": row["bucket_id"],
+                "size": metadata.get("size"), "content_type": metadata.get("mimetype"),
+                "cache_control": metadata.get("cacheControl"), "etag": metadata.get("eTag"),
+                "metadata": row.get("user_metadata"), "last_modified": row["updated_at"],
+                "created_at": row["created_at"]}
+
+    async def info(request: Request) -> Response:
+        row = await service.find(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
+        return json_response(info_body(row))
+
+    async def info_public(request: Request) -> Response:
+        row = await service.find_public(request.path_params["bucket"], request.path_params["path"])
+        return json_response(info_body(row))
+
+    async def list_objects(request: Request) -> Response:
+        body = await json_body(request)
+        sort = body.get("sortBy") if isinstance(body.get("sortBy"), dict) else {}
+        prefix = body.get("prefix", "")
+        if not isinstance(prefix, str):
+            raise errors.invalid_parameter("prefix", "body/prefix must be string")
+        search = body.get("search") if isinstance(body.get("search"), str) else ""
+        result = await service.list_objects(caller_of(request, ctx), request.path_params["bucket"], prefix,
+                                            int_field(body, "limit", 100, 1), int_field(body, "offset", 0),
+                                            search, str(sort.get("column") or "name"), str(sort.get("order") or "asc"))
+        return json_response(result)
+
+    async def list_objects_v2(request: Request) -> Response:
+        body = await json_body(request)
+        sort = body.get("sortBy") if isinstance(body.get("sortBy"), dict) else {}
+        prefix = body.get("prefix") or ""
+        if not isinstance(prefix, str):
+            raise errors.invalid_parameter("prefix", "body/prefix must be string")
+        cursor = body.get("cursor") if isinstance(body.get("cursor"), str) else None
+        result = await service.list_objects_v2(caller_of(request, ctx), request.path_params["bucket"], prefix,
+                                               bool(body.get("with_delimiter")), cursor,
+                                               min(int_field(body, "limit", 1000, 1), 1000), sort.get("order") == "desc")
+        return json_response(result)
+
+    async def sign_object(request: Request) -> Response:
+        body = await json_body(request)
+        expires_in = signing.expires_in(body.get("expiresIn"))
+        transform = body.get("transform")
+        parsed = transforms.parse(transform) if isinstance(transform, dict) and transform else None
+        url = await service.sign_download(caller_of(request, ctx), request.path_params["bucket"],
+                                          request.path_params["path"], expires_in, parsed)
+        return json_response({"signedURL": url})
+
+    async def sign_objects(request: Request) -> Response:
+        body = await json_body(request)
+        expires_in = signing.expires_in(body.get("expiresIn"))
+        paths = body.get("paths")
+        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+            raise errors.StorageError("InvalidRequest", 400, "body must have required property 'paths'")
+        result = await service.sign_many(caller_of(request, ctx), request.path_params["bucket"], paths, expires_in)
+        return json_response(result)
+
+    # -- image transforms --------------------------------------------------------------
+
+    async def rendered(request: Request, row: dict[str, Any], transform: transforms.Transform) -> Response:
+        data, mime = await service.render_image(row, transform)
+        metadata = row.get("metadata") or {}
+        headers = {"Cache-Control": metadata.get("cacheControl") or "no-cache",
+                   "Last-Modified": media.http_date(row["updated_at"]), "X-Transformations": transform.token()}
+        headers.update(media.content_disposition(request.query_params.get("download")))
+        return Response(data, media_type=mime, headers=headers)
+
+    async def render_authenticated(request: Request) -> Response:
+        transform = transforms.parse(request.query_params)
+        row = await service.find(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
+        return await rendered(request, row, transform)
+
+    async def render_public(request: Request) -> Response:
+        transform = transforms.parse(request.query_params)
+        row = await service.find_public(request.path_params["bucket"], request.path_params["path"])
+        return await rendered(request, row, transform)
+
+    async def render_signed(request: Request) -> Response:
+        bucket, name = request.path_params["bucket"], request.path_params["path"]
+        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name)
+        transform = transforms.from_token(str(claims.get("transformations") or ""))
+        row = await service.find(SUPERUSER, bucket, name)
+        return await rendered(request, row, transform)
+
     async def status(request: Request) -> Response:
         return Response(status_code=200)
 
-    return Starlette(routes=[Route("/status", status)])
+    obj = "/object/{bucket}/{path:path}"
+    routes = [
+        Route("/status", status),
+        Route("/bucket", guarded(list_buckets), methods=["GET"]),
+        Route("/bucket", guarded(create_bucket), methods=["POST"]),
+        Route("/bucket/{bucket}", guarded(get_bucket), methods=["GET"]),
+        Route("/bucket/{bucket}", guarded(update_bucket), methods=["PUT"]),
+        Route("/bucket/{bucket}", guarded(delete_bucket), methods=["DELETE"]),
+        Route("/bucket/{bucket}/empty", guarded(empty_bucket), methods=["POST"]),
+        Route("/object/list/{bucket}", guarded(list_objects), methods=["POST"]),
+        Route("/object/list-v2/{bucket}", guarded(list_objects_v2), methods=["POST"]),
+        Route("/object/move", guarded(move_object), methods=["POST"]),
+        Route("/object/copy", guarded(copy_object), methods=["POST"]),
+        Route("/object/sign/{bucket}", guarded(sign_objects), methods=["POST"]),
+        Route("/object/sign/{bucket}/{path:path}", guarded(sign_object), methods=["POST"]),
+        Route("/object/sign/{bucket}/{path:path}", guarded(get_signed_object), methods=["GET", "HEAD"]),
+        Route("/object/upload/sign/{bucket}/{path:path}", guarded(sign_upload), methods=["POST"]),
+        Route("/object/upload/sign/{bucket}/{path:path}", guarded(upload_signed), methods=["PUT"]),
+        Route("/object/info/public/{bucket}/{path:path}", guarded(info_public), methods=["GET"]),
+        Route("/object/info/authenticated/{bucket}/{path:path}", guarded(info), methods=["GET"]),
+        Route("/object/info/{bucket}/{path:path}", guarded(info), methods=["GET"]),
+        Route("/object/public/{bucket}/{path:path}", guarded(get_public_object), methods=["GET", "HEAD"]),
+        Route("/object/authenticated/{bucket}/{path:path}", guarded(get_object), methods=["GET", "HEAD"]),
+        Route("/object/{bucket}", guarded(delete_objects), methods=["DELETE"]),
+        Route(obj, guarded(get_object), methods=["GET", "HEAD"]),
+        Route(obj, guarded(upload), methods=["POST", "PUT"]),
+        Route(obj, guarded(delete_object), methods=["DELETE"]),
+        Route("/render/image/authenticated/{bucket}/{path:path}", guarded(render_authenticated), methods=["GET"]),
+        Route("/render/image/public/{bucket}/{path:path}", guarded(render_public), methods=["GET"]),
+        Route("/render/image/sign/{bucket}/{path:path}", guarded(render_signed), methods=["GET"]),
+    ]
+    return Starlette(routes=routes)

@@ -1,0 +1,115 @@
+"""Storage errors in supabase/storage's format.
+
+The body is `{statusCode, code, error, message}` where statusCode is the *logical* status
+as a string; the HTTP status is 400 for every error but a 500 (storage-api's
+`userStatusCode`), and storage-js reads the real one from the body.
+"""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg import errors as pg_errors
+from starlette.responses import JSONResponse
+
+
+class StorageError(Exception):
+    def __init__(self, code: str, status: int, message: str, http_status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+        self.message = message
+        self.http_status = http_status if http_status is not None else (500 if status == 500 else 400)
+
+    def body(self) -> dict[str, str]:
+        return {"statusCode": str(self.status), "code": self.code, "error": self.code, "message": self.message}
+
+    def response(self) -> JSONResponse:
+        return JSONResponse(self.body(), status_code=self.http_status)
+
+
+def no_such_bucket() -> StorageError:
+    return StorageError("NoSuchBucket", 404, "Bucket not found")
+
+
+def no_such_key() -> StorageError:
+    return StorageError("NoSuchKey", 404, "Object not found")
+
+
+def invalid_key(key: str) -> StorageError:
+    return StorageError("InvalidKey", 400, f"Invalid key: {key}")
+
+
+def invalid_bucket_name(name: str) -> StorageError:
+    return StorageError("InvalidBucketName", 400, "Bucket name invalid")
+
+
+def invalid_request(message: str) -> StorageError:
+    return StorageError("InvalidRequest", 400, message)
+
+
+def invalid_parameter(name: str, message: str | None = None) -> StorageError:
+    return StorageError("InvalidParameter", 400, message or f"Invalid Parameter {name}")
+
+
+def missing_parameter(name: str) -> StorageError:
+    return StorageError("MissingParameter", 400, f"Missing Required Parameter {name}")
+
+
+def invalid_jwt(message: str = "Invalid JWT") -> StorageError:
+    return StorageError("InvalidJWT", 400, message)
+
+
+def invalid_signature(message: str = "Invalid signature") -> StorageError:
+    return StorageError("InvalidSignature", 400, message)
+
+
+def expired_signature() -> StorageError:
+    return StorageError("ExpiredToken", 400, "The provided token has expired.")
+
+
+def access_denied(message: str = "new row violates row-level security policy") -> StorageError:
+    return StorageError("AccessDenied", 403, message)
+
+
+def already_exists() -> StorageError:
+    return StorageError("ResourceAlreadyExists", 409, "The resource already exists")
+
+
+def bucket_already_exists() -> StorageError:
+    return StorageError("BucketAlreadyExists", 409, "The resource already exists")
+
+
+def bucket_not_empty() -> StorageError:
+    return StorageError("ResourceNotEmpty", 409, "The bucket you tried to delete is not empty")
+
+
+def entity_too_large() -> StorageError:
+    return StorageError("EntityTooLarge", 413, "The object exceeded the maximum allowed size")
+
+
+def invalid_mime_type(mime: str) -> StorageError:
+    return StorageError("InvalidMimeType", 415, f"mime type {mime} is not supported")
+
+
+def invalid_range() -> StorageError:
+    return StorageError("InvalidRange", 400, "invalid range provided")
+
+
+def internal(message: str = "Internal server error") -> StorageError:
+    return StorageError("InternalError", 500, message)
+
+
+def from_database(exc: psycopg.Error) -> StorageError:
+    """SQLSTATE -> storage error, as storage-api's DBError.fromDBError maps them."""
+    if isinstance(exc, pg_errors.InsufficientPrivilege):
+        text = exc.diag.message_primary or ""
+        return access_denied("new row violates row-level security policy" if "row-level security" in text else text)
+    if isinstance(exc, pg_errors.UniqueViolation):
+        return already_exists()
+    if isinstance(exc, pg_errors.ForeignKeyViolation):
+        return StorageError("InvalidRequest", 404, "The related resource does not exist")
+    if isinstance(exc, pg_errors.InvalidTextRepresentation):
+        return invalid_parameter("value", exc.diag.message_primary or None)
+    if isinstance(exc, pg_errors.QueryCanceled):
+        return StorageError("DatabaseTimeout", 544, "The connection to the database timed out", http_status=544)
+    return StorageError("DatabaseError", 500, f"database error, code: {exc.sqlstate}")

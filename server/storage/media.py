@@ -1,0 +1,127 @@
+"""HTTP for stored bytes: ETag / Last-Modified / Cache-Control from the object's row,
+`If-None-Match` and `If-Modified-Since` -> 304, single `Range` -> 206 (416 when it cannot
+be satisfied), `download` -> attachment, HEAD without a body."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from email.utils import format_datetime, parsedate_to_datetime
+from typing import Any, AsyncIterator, Mapping
+from urllib.parse import quote
+
+from starlette.responses import Response, StreamingResponse
+
+from server.storage import errors
+from server.storage.backends import Backend, BackendMissing
+
+_RANGE_RE = re.compile(r"bytes=(\d*)-(\d*)")
+
+
+def http_date(moment: datetime) -> str:
+    return format_datetime(moment.astimezone(timezone.utc), usegmt=True)
+
+
+def parse_range(header: str | None, size: int) -> tuple[int, int] | None | str:
+    """(start, end) inclusive; None to serve everything; "unsatisfiable"."""
+    if not header:
+        return None
+    match = _RANGE_RE.fullmatch(header.strip())
+    if not match or (not match.group(1) and not match.group(2)):
+        return None  # multi-range or malformed: a full 200 is a valid answer
+    first, last = match.group(1), match.group(2)
+    if not first:
+        length = int(last)
+        if length == 0 or size == 0:
+            return "unsatisfiable"
+        return max(0, size - length), size - 1
+    start = int(first)
+    end = min(int(last), size - 1) if last else size - 1
+    if start >= size or (last and int(last) < start):
+        return "unsatisfiable"
+    return start, end
+
+
+def _not_modified(headers: Mapping[str, str], etag: str, modified: datetime) -> bool:
+    if_none_match = headers.get("if-none-match")
+    if if_none_match is not None:
+        tags = [t.strip().removeprefix("W/") for t in if_none_match.split(",")]
+        return "*" in tags or etag in tags
+    since = headers.get("if-modified-since")
+    if since:
+        try:
+            return modified.replace(microsecond=0) <= parsedate_to_datetime(since)
+        except (TypeError, ValueError):
+            return False
+    return False
+
+
+def content_disposition(download: str | None) -> dict[str, str]:
+    if download is None:
+        return {}
+    if download == "":
+        return {"Content-Disposition": "attachment;"}
+    name = quote(download, safe="")
+    return {"Content-Disposition": f"attachment; filename={name}; filename*=UTF-8''{name};"}
+
+
+def content_type(mime: str | None) -> str:
+    mime = mime or "application/octet-stream"
+    # Never let stored HTML render as a page of this origin (storage-api does the same).
+    return "text/plain" if "text/html" in mime else mime
+
+
+async def _primed(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """Read the first chunk before the status line goes out, so a missing file is a
+    clean error instead of a truncated 200."""
+    try:
+        first = await stream.__anext__()
+    except StopAsyncIteration:
+        first = b""
+    except BackendMissing:
+        raise errors.no_such_key() from None
+
+    async def rest() -> AsyncIterator[bytes]:
+        if first:
+            yield first
+        async for chunk in stream:
+            yield chunk
+
+    return rest()
+
+
+async def object_response(backend: Backend, key: str, row: Mapping[str, Any], request_headers: Mapping[str, str], *,
+                          head: bool = False, download: str | None = None, expires: str | None = None) -> Response:
+    metadata = row.get("metadata") or {}
+    size = int(metadata.get("size") or metadata.get("contentLength") or 0)
+    etag = metadata.get("eTag") or ""
+    modified: datetime = row.get("updated_at") or datetime.now(timezone.utc)
+    headers = {
+        "Accept-Ranges": "bytes",
+        "ETag": etag,
+        "Last-Modified": http_date(modified),
+        "Cache-Control": metadata.get("cacheControl") or "no-cache",
+    }
+    if expires:
+        headers["Expires"] = expires
+    if _not_modified(request_headers, etag, modified):
+        return Response(status_code=304, headers=headers)
+    headers["Content-Type"] = content_type(metadata.get("mimetype"))
+    headers.update(content_disposition(download))
+    wanted = parse_range(request_headers.get("range"), size)
+    if_range = request_headers.get("if-range")
+    if if_range and if_range != etag:
+        wanted = None
+    if wanted == "unsatisfiable":
+        return Response(status_code=416, headers={**headers, "Content-Range": f"bytes */{size}", "Content-Length": "0"})
+    status, start, end = 200, 0, size - 1
+    if isinstance(wanted, tuple):
+        status, (start, end) = 206, wanted
+        headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+    headers["Content-Length"] = str(max(0, end - start + 1))
+    if head:
+        return Response(status_code=status, headers=headers)
+    if size == 0:
+        return Response(b"", status_code=status, headers=headers)
+    body = await _primed(backend.stream(key, start, end).__aiter__())
+    return StreamingResponse(body, status_code=status, headers=headers)

@@ -1,0 +1,358 @@
+"""The storage domain: buckets and objects over one backend and Postgres.
+
+Every decision about who may do what is a statement run under the caller's role
+(`request_transaction`), so RLS policies on storage.objects / storage.buckets decide.
+Bytes are written before their row and removed again when the row cannot be written;
+a replaced version's bytes are removed only after the new row is committed.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from contextlib import asynccontextmanager
+from datetime import datetime, timezone
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import anyio
+import psycopg
+from psycopg import AsyncConnection
+
+from server.context import AppContext
+from server.db.context import RequestContext, request_transaction
+from server.storage import db, errors, signing
+from server.storage.backends import Backend, BackendMissing, TooLarge
+from server.storage.paths import backend_key, validate_bucket_name, validate_object_name
+from server.storage.transforms import Transform
+from server.storage.uploads import UploadBody
+
+SUPERUSER = RequestContext(role="service_role", claims={"role": "service_role"})
+Write = Callable[..., Awaitable[str | None]]
+
+
+def mime_allowed(content_type: str, allowed: list[str] | None) -> bool:
+    if not allowed:
+        return True
+    mime = content_type.split(";", 1)[0].strip().lower()
+    for pattern in allowed:
+        pattern = pattern.strip().lower()
+        if pattern == mime or (pattern.endswith("/*") and mime.startswith(pattern[:-1])) or pattern == "*/*":
+            return True
+    return False
+
+
+def object_metadata(size: int, etag: str, mimetype: str, cache_control: str, modified: datetime) -> dict[str, Any]:
+    """The `metadata` column, with storage-api's keys."""
+    return {"eTag": etag, "size": size, "mimetype": mimetype, "cacheControl": cache_control,
+            "lastModified": modified.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"),
+            "contentLength": size, "httpStatusCode": 200}
+
+
+class StorageService:
+    def __init__(self, ctx: AppContext, backend: Backend) -> None:
+        self.ctx = ctx
+        self.backend = backend
+
+    # -- plumbing ----------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def transaction(self, caller: RequestContext) -> AsyncIterator[AsyncConnection]:
+        try:
+            async with request_transaction(self.ctx.api_pool, caller) as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise errors.from_database(exc) from None
+
+    async def dry_run(self, caller: RequestContext, action: Callable[[AsyncConnection], Awaitable[Any]]) -> None:
+        """Run `action` under the caller's role and roll it back: a permission check that
+        fails before any byte is streamed."""
+        async with self.transaction(caller) as conn:
+            await action(conn)
+            raise psycopg.Rollback()
+
+    async def discard(self, key: str) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                await self.backend.delete(key)
+            except Exception:  # best effort: the row is the source of truth
+                pass
+
+    async def bucket_config(self, bucket_id: str) -> dict[str, Any]:
+        async with self.transaction(SUPERUSER) as conn:
+            row = await db.bucket(conn, bucket_id)
+        if row is None:
+            raise errors.no_such_bucket()
+        return row
+
+    def upload_limit(self, bucket: dict[str, Any]) -> int:
+        limit = self.ctx.settings.file_size_limit
+        if bucket.get("file_size_limit"):
+            limit = min(limit, int(bucket["file_size_limit"]))
+        return limit
+
+    # -- buckets -----------------------------------------------------------------------
+
+    async def list_buckets(self, caller: RequestContext, limit: int | None, offset: int, search: str,
+                           column: str, order: str) -> bytes:
+        async with self.transaction(caller) as conn:
+            return await db.list_buckets(conn, limit, offset, search, column, order)
+
+    async def get_bucket(self, caller: RequestContext, bucket_id: str) -> dict[str, Any]:
+        async with self.transaction(caller) as conn:
+            row = await db.bucket(conn, bucket_id)
+        if row is None:
+            raise errors.no_such_bucket()
+        return row
+
+    async def create_bucket(self, caller: RequestContext, values: dict[str, Any]) -> str:
+        validate_bucket_name(values["id"])
+        try:
+            async with self.transaction(caller) as conn:
+                await db.insert_bucket(conn, values, caller.claims.get("sub"))
+        except errors.StorageError as exc:
+            if exc.code == "ResourceAlreadyExists":
+                raise errors.bucket_already_exists() from None
+            raise
+        return values["name"]
+
+    async def update_bucket(self, caller: RequestContext, bucket_id: str, changes: dict[str, Any]) -> None:
+        async with self.transaction(caller) as conn:
+            if not await db.update_bucket(conn, bucket_id, changes):
+                raise errors.no_such_bucket()
+
+    async def delete_bucket(self, caller: RequestContext, bucket_id: str) -> None:
+        async with self.transaction(SUPERUSER) as conn:
+            if await db.count_objects(conn, bucket_id) > 0:
+                raise errors.bucket_not_empty()
+        async with self.transaction(caller) as conn:
+            if not await db.delete_bucket(conn, bucket_id):
+                raise errors.no_such_bucket()
+
+    async def empty_bucket(self, caller: RequestContext, bucket_id: str) -> None:
+        async with self.transaction(caller) as conn:
+            if await db.bucket(conn, bucket_id) is None:
+                raise errors.no_such_bucket()
+            removed = await db.delete_all_objects(conn, bucket_id)
+        for row in removed:
+            await self.discard(backend_key(bucket_id, row["name"], row["version"] or ""))
+
+    # -- uploads -----------------------------------------------------------------------
+
+    async def upload(self, caller: RequestContext, bucket_id: str, name: str, body: UploadBody, *,
+                     upsert: bool = False, update: bool = False, owner: str | None = None) -> tuple[str, str]:
+        """Store an object: (id, "<bucket>/<name>")."""
+        validate_object_name(name)
+        bucket = await self.bucket_config(bucket_id)
+        limit = self.upload_limit(bucket)
+        if not mime_allowed(body.content_type, bucket.get("allowed_mime_types")):
+            raise errors.invalid_mime_type(body.content_type.split(";", 1)[0])
+        if body.declared_length is not None and body.declared_length > limit:
+            raise errors.entity_too_large()
+        owner = owner if owner is not None else caller.claims.get("sub")
+        write: Write = db.update_object if update else db.upsert_object if upsert else db.insert_object
+
+        async def probe(conn: AsyncConnection) -> None:
+            if await write(conn, bucket_id, name, owner, "probe", {}, None) is None:
+                raise errors.no_such_key()
+
+        await self.dry_run(caller, probe)
+        version = str(uuid.uuid4())
+        key = backend_key(bucket_id, name, version)
+        try:
+            head = await self.backend.put(key, body.chunks, body.content_type, limit)
+        except TooLarge:
+            raise errors.entity_too_large() from None
+        metadata = object_metadata(head.size, head.etag, body.content_type, body.cache_control, head.last_modified)
+        object_id, previous = await self._commit_row(caller, key, write, bucket_id, name, owner, version, metadata,
+                                                     body.user_metadata, replacing=upsert or update)
+        if previous and previous != version:
+            await self.discard(backend_key(bucket_id, name, previous))
+        return object_id, f"{bucket_id}/{name}"
+
+    async def _commit_row(self, caller: RequestContext, key: str, write: Write, bucket_id: str, name: str,
+                          owner: str | None, version: str, metadata: dict[str, Any],
+                          user_metadata: dict[str, Any] | None, replacing: bool) -> tuple[str, str | None]:
+        """Write the row for bytes already stored at `key`; on any failure remove them."""
+        try:
+            async with self.transaction(caller) as conn:
+                previous = None
+                if replacing:
+                    row = await db.find_object(conn, bucket_id, name, for_update=True)
+                    previous = row["version"] if row else None
+                object_id = await write(conn, bucket_id, name, owner, version, metadata, user_metadata)
+                if object_id is None:
+                    raise errors.no_such_key()
+        except BaseException:
+            await self.discard(key)
+            raise
+        return object_id, previous
+
+    # -- reads -------------------------------------------------------------------------
+
+    async def find(self, caller: RequestContext, bucket_id: str, name: str) -> dict[str, Any]:
+        validate_object_name(name)
+        async with self.transaction(caller) as conn:
+            row = await db.find_object(conn, bucket_id, name)
+            if row is None:
+                if await db.bucket(conn, bucket_id) is None and caller.role == "service_role":
+                    raise errors.no_such_bucket()
+                raise errors.no_such_key()
+        return row
+
+    async def find_public(self, bucket_id: str, name: str) -> dict[str, Any]:
+        bucket = await self.bucket_config(bucket_id)
+        if not bucket["public"]:
+            raise errors.no_such_bucket()
+        return await self.find(SUPERUSER, bucket_id, name)
+
+    def key_of(self, row: dict[str, Any]) -> str:
+        return backend_key(row["bucket_id"], row["name"], row["version"] or "")
+
+    async def render_image(self, row: dict[str, Any], transform: Transform) -> tuple[bytes, str]:
+        from server.storage import transforms
+
+        try:
+            data = await self.backend.get(self.key_of(row), transforms.MAX_SOURCE_BYTES)
+        except TooLarge:
+            raise errors.StorageError("EntityTooLarge", 413, "The image exceeded the maximum size for transforms") from None
+        except BackendMissing:
+            raise errors.no_such_key() from None
+        mime = (row.get("metadata") or {}).get("mimetype") or "application/octet-stream"
+        return await anyio.to_thread.run_sync(transforms.render, data, transform, mime)
+
+    async def list_objects(self, caller: RequestContext, bucket_id: str, prefix: str, limit: int, offset: int,
+                           search: str, column: str, order: str) -> bytes:
+        if prefix and not prefix.endswith("/"):
+            prefix += "/"
+        async with self.transaction(caller) as conn:
+            return await db.search(conn, bucket_id, prefix, limit, offset, search, column, order)
+
+    async def list_objects_v2(self, caller: RequestContext, bucket_id: str, prefix: str, delimited: bool,
+                              cursor: str | None, limit: int, descending: bool) -> dict[str, Any]:
+        start_after = decode_cursor(cursor) if cursor else ""
+        async with self.transaction(caller) as conn:
+            rows = await db.list_v2(conn, bucket_id, prefix, delimited, start_after, limit + 1, descending)
+        has_next = len(rows) > limit
+        rows = rows[:limit]
+        folders = [{"name": r["name"], "key": r["name"]} for r in rows if r["id"] is None]
+        objects = [{**r, "key": r["name"]} for r in rows if r["id"] is not None]
+        result: dict[str, Any] = {"hasNext": has_next, "folders": folders, "objects": objects}
+        if has_next and rows:
+            result["nextCursor"] = base64.b64encode(f"l:{rows[-1]['name']}".encode()).decode()
+            result["nextCursorKey"] = rows[-1]["name"]
+        return result
+
+    # -- deletes, moves, copies --------------------------------------------------------
+
+    async def delete(self, caller: RequestContext, bucket_id: str, name: str) -> None:
+        validate_object_name(name)
+        async with self.transaction(caller) as conn:
+            version = await db.delete_object(conn, bucket_id, name)
+        if version is None:
+            raise errors.no_such_key()
+        await self.discard(backend_key(bucket_id, name, version))
+
+    async def delete_many(self, caller: RequestContext, bucket_id: str, names: list[str]) -> list[dict[str, Any]]:
+        async with self.transaction(caller) as conn:
+            rows = await db.delete_objects(conn, bucket_id, names)
+        for row in rows:
+            await self.discard(self.key_of(row))
+        return rows
+
+    async def move(self, caller: RequestContext, bucket_id: str, source: str, dest_bucket: str, dest: str) -> None:
+        validate_object_name(source)
+        validate_object_name(dest)
+        if (bucket_id, source) == (dest_bucket, dest):
+            return
+        src = await self.find(caller, bucket_id, source)
+        version = str(uuid.uuid4())
+        new_key = backend_key(dest_bucket, dest, version)
+        await self._copy_bytes(self.key_of(src), new_key)
+        try:
+            async with self.transaction(caller) as conn:
+                if not await db.rename_object(conn, bucket_id, source, src["version"], dest_bucket, dest, version):
+                    raise errors.no_such_key()
+        except BaseException:
+            await self.discard(new_key)
+            raise
+        await self.discard(self.key_of(src))
+
+    async def copy(self, caller: RequestContext, bucket_id: str, source: str, dest_bucket: str, dest: str, *,
+                   upsert: bool, copy_metadata: bool, user_metadata: dict[str, Any] | None) -> dict[str, Any]:
+        validate_object_name(source)
+        validate_object_name(dest)
+        src = await self.find(caller, bucket_id, source)
+        await self.bucket_config(dest_bucket)
+        version = str(uuid.uuid4())
+        key = backend_key(dest_bucket, dest, version)
+        head = await self._copy_bytes(self.key_of(src), key)
+        old = src.get("metadata") or {}
+        metadata = object_metadata(head.size, head.etag, old.get("mimetype") or "application/octet-stream",
+                                   old.get("cacheControl") or "no-cache", head.last_modified)
+        write: Write = db.upsert_object if upsert else db.insert_object
+        meta = src.get("user_metadata") if copy_metadata else user_metadata
+        object_id, previous = await self._commit_row(caller, key, write, dest_bucket, dest, caller.claims.get("sub"),
+                                                     version, metadata, meta, replacing=upsert)
+        if previous and previous != version:
+            await self.discard(backend_key(dest_bucket, dest, previous))
+        return {"Id": object_id, "Key": f"{dest_bucket}/{dest}", "name": dest, "bucket_id": dest_bucket,
+                "version": version, "metadata": metadata}
+
+    async def _copy_bytes(self, source: str, destination: str) -> Any:
+        try:
+            return await self.backend.copy(source, destination)
+        except BackendMissing:
+            raise errors.no_such_key() from None
+
+    # -- signed URLs -------------------------------------------------------------------
+
+    async def sign_download(self, caller: RequestContext, bucket_id: str, name: str, expires_in: int,
+                            transform: Transform | None) -> str:
+        await self.find(caller, bucket_id, name)
+        url = f"{bucket_id}/{name}"
+        payload: dict[str, Any] = {"url": url}
+        route = "object"
+        if transform is not None:
+            payload["transformations"] = transform.token()
+            route = "render/image"
+        token = signing.sign(self.ctx.keys, payload, expires_in)
+        return f"/{route}/sign/{url}?token={token}"
+
+    async def sign_many(self, caller: RequestContext, bucket_id: str, names: list[str], expires_in: int) -> list[dict[str, Any]]:
+        async with self.transaction(caller) as conn:
+            visible = await db.find_names(conn, bucket_id, names)
+        results = []
+        for name in names:
+            if name in visible:
+                url = f"{bucket_id}/{name}"
+                token = signing.sign(self.ctx.keys, {"url": url}, expires_in)
+                results.append({"error": None, "path": name, "signedURL": f"/object/sign/{url}?token={token}"})
+            else:
+                results.append({"error": "Either the object does not exist or you do not have access to it",
+                                "path": name, "signedURL": None})
+        return results
+
+    async def sign_upload(self, caller: RequestContext, bucket_id: str, name: str, upsert: bool) -> dict[str, str]:
+        validate_object_name(name)
+        await self.bucket_config(bucket_id)
+        owner = caller.claims.get("sub")
+        write: Write = db.upsert_object if upsert else db.insert_object
+
+        async def probe(conn: AsyncConnection) -> None:
+            await write(conn, bucket_id, name, owner, "probe", {}, None)
+
+        await self.dry_run(caller, probe)
+        url = f"{bucket_id}/{name}"
+        token = signing.sign(self.ctx.keys, {"owner": owner, "url": url, "upsert": upsert}, signing.UPLOAD_URL_EXPIRY)
+        return {"url": f"/object/upload/sign/{url}?token={token}", "token": token}
+
+
+def decode_cursor(cursor: str) -> str:
+    try:
+        text = base64.b64decode(cursor, validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        raise errors.invalid_parameter("cursor", "Invalid continuation token") from None
+    for part in text.split("\n"):
+        if part.startswith("l:"):
+            return part[2:]
+    raise errors.invalid_parameter("cursor", "Invalid continuation token")

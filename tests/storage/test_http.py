@@ -1,0 +1,190 @@
+"""/storage/v1 over plain HTTP: uploads, downloads with Range / ETag / 304, errors in the
+storage format, bucket limits, path checks, and RLS deciding every access."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Iterator
+
+import httpx
+import pytest
+
+from tests.harness import LiveServer
+from tests.storage.support import create_bucket, headers, own_folder_policies, service_headers, user_token
+
+
+@pytest.fixture(scope="module")
+def client(live_server: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live_server.url, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def bucket(client: httpx.Client, live_server: LiveServer) -> str:
+    name = f"files-{uuid.uuid4().hex[:6]}"
+    create_bucket(client, live_server, name, public=False)
+    return name
+
+
+def put(client: httpx.Client, server: LiveServer, bucket: str, name: str, data: bytes, **extra: str) -> httpx.Response:
+    h = {**service_headers(server), "content-type": "application/pdf", "cache-control": "max-age=3600", **extra}
+    return client.post(f"/storage/v1/object/{bucket}/{name}", content=data, headers=h)
+
+
+def test_upload_then_download_with_media_headers(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    data = bytes(range(256)) * 1000
+    response = put(client, live_server, bucket, "docs/a.pdf", data)
+    assert response.status_code == 200, response.text
+    assert response.json()["Key"] == f"{bucket}/docs/a.pdf"
+    got = client.get(f"/storage/v1/object/{bucket}/docs/a.pdf", headers=service_headers(live_server))
+    assert got.status_code == 200
+    assert got.content == data
+    assert got.headers["content-type"] == "application/pdf"
+    assert got.headers["content-length"] == str(len(data))
+    assert got.headers["cache-control"] == "max-age=3600"
+    assert got.headers["etag"] == f'"{hashlib.md5(data).hexdigest()}"'
+    assert got.headers["accept-ranges"] == "bytes"
+    assert "last-modified" in got.headers
+
+
+def test_range_requests(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    data = b"0123456789" * 100
+    put(client, live_server, bucket, "range.bin", data)
+    url = f"/storage/v1/object/authenticated/{bucket}/range.bin"
+    h = service_headers(live_server)
+    part = client.get(url, headers={**h, "Range": "bytes=10-19"})
+    assert part.status_code == 206
+    assert part.content == data[10:20]
+    assert part.headers["content-range"] == f"bytes 10-19/{len(data)}"
+    assert part.headers["content-length"] == "10"
+    tail = client.get(url, headers={**h, "Range": "bytes=-5"})
+    assert (tail.status_code, tail.content) == (206, data[-5:])
+    open_end = client.get(url, headers={**h, "Range": "bytes=990-"})
+    assert (open_end.status_code, open_end.content) == (206, data[990:])
+    beyond = client.get(url, headers={**h, "Range": "bytes=5000-"})
+    assert beyond.status_code == 416
+    assert beyond.headers["content-range"] == f"bytes */{len(data)}"
+
+
+def test_etag_and_if_none_match(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    put(client, live_server, bucket, "etag.bin", b"hello etag")
+    url = f"/storage/v1/object/{bucket}/etag.bin"
+    first = client.get(url, headers=service_headers(live_server))
+    etag = first.headers["etag"]
+    again = client.get(url, headers={**service_headers(live_server), "If-None-Match": etag})
+    assert again.status_code == 304
+    assert again.content == b""
+    changed = client.get(url, headers={**service_headers(live_server), "If-None-Match": '"other"'})
+    assert changed.status_code == 200
+    head = client.head(url, headers=service_headers(live_server))
+    assert head.status_code == 200
+    assert head.headers["content-length"] == "10"
+    assert head.headers["etag"] == etag
+
+
+def test_download_parameter_makes_an_attachment(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    put(client, live_server, bucket, "attach.pdf", b"%PDF-1.4")
+    url = f"/storage/v1/object/{bucket}/attach.pdf"
+    plain = client.get(url, params={"download": ""}, headers=service_headers(live_server))
+    assert plain.headers["content-disposition"] == "attachment;"
+    named = client.get(url, params={"download": "cours 1.pdf"}, headers=service_headers(live_server))
+    assert "filename=cours%201.pdf" in named.headers["content-disposition"]
+
+
+def test_missing_object_is_a_storage_error(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    response = client.get(f"/storage/v1/object/{bucket}/nope.txt", headers=service_headers(live_server))
+    assert response.status_code == 400
+    assert response.json() == {"statusCode": "404", "code": "NoSuchKey", "error": "NoSuchKey", "message": "Object not found"}
+
+
+def test_duplicate_upload_without_upsert(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    assert put(client, live_server, bucket, "dup.txt", b"one").status_code == 200
+    second = put(client, live_server, bucket, "dup.txt", b"two")
+    assert second.status_code == 400
+    assert second.json()["statusCode"] == "409"
+    upsert = put(client, live_server, bucket, "dup.txt", b"three", **{"x-upsert": "true"})
+    assert upsert.status_code == 200
+    got = client.get(f"/storage/v1/object/{bucket}/dup.txt", headers=service_headers(live_server))
+    assert got.content == b"three"
+
+
+@pytest.mark.parametrize("name", [
+    "../escape.txt", "%2E%2E/escape.txt", "a/%2e%2e/%2e%2e/b.txt", "a//b.txt", "a/%00b", "%2Fabs.txt", "a%5C..%5Cb"])
+def test_path_traversal_is_refused(client: httpx.Client, live_server: LiveServer, bucket: str, name: str) -> None:
+    # Sent raw, so no client normalises the dots away before the server sees them.
+    request = client.build_request("POST", f"/storage/v1/object/{bucket}/x", content=b"evil",
+                                   headers={**service_headers(live_server), "content-type": "text/plain"})
+    request.url = request.url.copy_with(raw_path=f"/storage/v1/object/{bucket}/{name}".encode())
+    response = client.send(request)
+    # Either the name is refused (InvalidKey) or the normalised URL routes nowhere.
+    assert response.status_code in (400, 404, 405)
+    if response.status_code == 400:
+        assert response.json()["code"] in ("InvalidKey", "NoSuchBucket")
+    data_dir = live_server.settings.data_dir
+    assert not [p for p in data_dir.parent.rglob("*") if p.name.startswith(("escape", "b.txt"))]
+
+
+def test_bucket_limits(client: httpx.Client, live_server: LiveServer) -> None:
+    name = f"limited-{uuid.uuid4().hex[:6]}"
+    create_bucket(client, live_server, name, file_size_limit=100, allowed_mime_types=["image/*", "application/pdf"])
+    big = put(client, live_server, name, "big.pdf", b"x" * 101)
+    assert big.status_code == 400
+    assert big.json()["code"] == "EntityTooLarge" and big.json()["statusCode"] == "413"
+    wrong = client.post(f"/storage/v1/object/{name}/a.txt", content=b"hi",
+                        headers={**service_headers(live_server), "content-type": "text/plain"})
+    assert wrong.json()["code"] == "InvalidMimeType" and wrong.json()["statusCode"] == "415"
+    image = client.post(f"/storage/v1/object/{name}/a.png", content=b"png",
+                        headers={**service_headers(live_server), "content-type": "image/png"})
+    assert image.status_code == 200
+    listed = client.post(f"/storage/v1/object/list/{name}", json={"prefix": ""}, headers=service_headers(live_server))
+    assert [o["name"] for o in listed.json()] == ["a.png"]
+
+
+def test_chunked_upload_past_the_limit_leaves_nothing(client: httpx.Client, live_server: LiveServer) -> None:
+    name = f"chunked-{uuid.uuid4().hex[:6]}"
+    create_bucket(client, live_server, name, file_size_limit=1000)
+
+    def body() -> Iterator[bytes]:
+        for _ in range(10):
+            yield b"y" * 500
+
+    response = client.post(f"/storage/v1/object/{name}/big.bin", content=body(),
+                           headers={**service_headers(live_server), "content-type": "application/octet-stream"})
+    assert response.json()["code"] == "EntityTooLarge"
+    folder = live_server.settings.data_dir / "storage" / name
+    assert not folder.exists() or not [p for p in folder.rglob("*") if p.is_file()]
+    info = client.get(f"/storage/v1/object/info/{name}/big.bin", headers=service_headers(live_server))
+    assert info.json()["code"] == "NoSuchKey"
+
+
+def test_rls_decides_who_touches_what(client: httpx.Client, live_server: LiveServer) -> None:
+    name = f"private-{uuid.uuid4().hex[:6]}"
+    create_bucket(client, live_server, name)
+    own_folder_policies(live_server, name)
+    alice, alice_token = user_token(live_server)
+    _, bob_token = user_token(live_server)
+    mine = client.post(f"/storage/v1/object/{name}/{alice}/notes.txt", content=b"secret",
+                       headers={**headers(live_server, alice_token), "content-type": "text/plain"})
+    assert mine.status_code == 200, mine.text
+    denied = client.post(f"/storage/v1/object/{name}/{alice}/bob.txt", content=b"intrusion",
+                         headers={**headers(live_server, bob_token), "content-type": "text/plain"})
+    assert denied.status_code == 400
+    assert denied.json()["statusCode"] == "403"
+    assert client.get(f"/storage/v1/object/{name}/{alice}/notes.txt", headers=headers(live_server, alice_token)).content == b"secret"
+    hidden = client.get(f"/storage/v1/object/{name}/{alice}/notes.txt", headers=headers(live_server, bob_token))
+    assert hidden.json()["code"] == "NoSuchKey"
+    anon = client.get(f"/storage/v1/object/{name}/{alice}/notes.txt", headers=headers(live_server))
+    assert anon.json()["code"] == "NoSuchKey"
+    public = client.get(f"/storage/v1/object/public/{name}/{alice}/notes.txt")
+    assert public.status_code == 400 and public.json()["code"] == "NoSuchBucket"
+    listed = client.post(f"/storage/v1/object/list/{name}", json={"prefix": ""}, headers=headers(live_server, bob_token))
+    assert listed.json() == []
+    not_deleted = client.delete(f"/storage/v1/object/{name}/{alice}/notes.txt", headers=headers(live_server, bob_token))
+    assert not_deleted.json()["code"] == "NoSuchKey"
+
+
+def test_invalid_jwt(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    response = client.get(f"/storage/v1/object/{bucket}/a", headers={"Authorization": "Bearer not.a.jwt"})
+    assert response.status_code == 400
+    assert response.json()["code"] == "InvalidJWT"
