@@ -124,8 +124,8 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
 
     A revoked token is still honoured when it is the parent of the session's current token
     (the client lost the answer of its last refresh: the current token is returned) or when it
-    was revoked less than 10 s ago; otherwise it is reuse: every token of the session is
-    revoked and the answer is `refresh_token_already_used`.
+    was revoked less than 10 s ago; otherwise it is reuse: the session is revoked (deleted,
+    with all its tokens) and the answer is `refresh_token_already_used`.
     """
     async with conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(
@@ -154,8 +154,8 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
         if active is not None and active[1] == token:
             issued = active[0]
         elif not found["in_reuse_window"]:
-            await conn.execute("update auth.refresh_tokens set revoked = true, updated_at = now()"
-                               " where session_id = %s and not revoked", [session_id])
+            # Reuse: the token family may be stolen, so the whole session ends (its tokens cascade).
+            await conn.execute("delete from auth.sessions where id = %s", [session_id])
             raise CommitThen(bad_request("refresh_token_already_used", "Invalid Refresh Token: Already Used"))
     if issued is None:
         issued = new_refresh_token()
