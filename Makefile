@@ -35,8 +35,13 @@ setup: $(RUNTIME_STAMP)
 
 setup-test: $(TEST_STAMP) $(JS_TEST_STAMP)
 
+# App settings (SUPALITE_APP_<NAME> -> database setting app.<name>): the owner account and the
+# administrator learners message; the demo seed creates both with these e-mails.
+run: export SUPALITE_APP_OWNER_EMAIL ?= admin@example.com
+run: export SUPALITE_APP_CONTACT_ADMIN_EMAIL ?= prof@example.com
+
 run: setup
-	$(BIN)/supalite serve
+	$(BIN)/supalite serve --seed
 
 test: setup-test
 	$(BIN)/pytest

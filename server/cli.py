@@ -1,4 +1,4 @@
-"""supalite serve | migrate | policies apply | keys | db url | psql | config"""
+"""supalite serve | migrate | policies apply/check | seed | keys | db url | psql | config"""
 
 from __future__ import annotations
 
@@ -69,6 +69,8 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     with owner_database(settings) as owner_url:
         if settings.migrate_on_start:
             migrate(settings, owner_url)
+        if getattr(args, "seed", False):
+            _seed(settings, owner_url)
         _export_for_workers(settings, owner_url)
         print(f"supalite: serving {settings.api_url} (anon key {anon_key(settings)[:24]}...)", flush=True)
         uvicorn.run(
@@ -102,6 +104,36 @@ def cmd_policies(settings: Settings, args: argparse.Namespace) -> int:
         apply_policies_now(settings, owner_url)
     print("supalite: policies applied")
     return 0
+
+
+def _seed(settings: Settings, owner_url: str) -> None:
+    from server.seeding import run_seed
+
+    notes = run_seed(settings, owner_url)
+    print("supalite: demo data seeded", flush=True)
+    for line in notes:
+        print(f"  {line}", flush=True)
+
+
+def cmd_seed(settings: Settings, args: argparse.Namespace) -> int:
+    from server.db.database import owner_database
+    from server.db.project import migrate
+    from server.seeding import check_seed_allowed
+
+    check_seed_allowed(settings)
+    with owner_database(settings) as owner_url:
+        migrate(settings, owner_url)
+        _seed(settings, owner_url)
+    return 0
+
+
+def cmd_policies_check(settings: Settings, args: argparse.Namespace) -> int:
+    from server.db.database import owner_database
+    from server.policycheck import run_check
+
+    matrix = Path(args.matrix) if args.matrix else settings.project_dir / "policies" / "matrix.yaml"
+    with owner_database(settings) as owner_url:
+        return run_check(owner_url, matrix, sys.stdout)
 
 
 def _running_db_url(settings: Settings) -> str | None:
@@ -185,12 +217,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--dev", action="store_true", default=None, help="development machine")
     serve.add_argument("--data-dir", dest="serve_data_dir", help="data directory")
     serve.add_argument("--no-migrate", action="store_true", help="do not migrate at start")
+    serve.add_argument("--seed", action="store_true", help="load the project's demo data (seed/seed.py) before serving")
     serve.set_defaults(func=cmd_serve)
 
     sub.add_parser("migrate", help="apply platform schema, migrations, policies, buckets").set_defaults(func=cmd_migrate)
     policies = sub.add_parser("policies", help="row-level security policies")
     policies_sub = policies.add_subparsers(dest="policies_command", required=True)
     policies_sub.add_parser("apply", help="re-apply policies/*.sql in one transaction").set_defaults(func=cmd_policies)
+    check = policies_sub.add_parser("check", help="run the permission matrix (policies/matrix.yaml) and print it")
+    check.add_argument("--matrix", help="matrix file (default: policies/matrix.yaml)")
+    check.set_defaults(func=cmd_policies_check)
+    sub.add_parser("seed", help="load the project's demo data (seed/seed.py); never in production").set_defaults(func=cmd_seed)
     sub.add_parser("keys", help="print URLs and keys").set_defaults(func=cmd_keys)
     db = sub.add_parser("db", help="database")
     db_sub = db.add_subparsers(dest="db_command", required=True)

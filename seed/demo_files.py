@@ -1,0 +1,61 @@
+"""Small real files for the demo, drawn with Pillow: PDFs (books, lessons), JPEG covers
+(at most 300 px wide, white background, quality 90, as the site compresses them), PNGs."""
+
+from __future__ import annotations
+
+import io
+import zlib
+
+from PIL import Image, ImageDraw
+
+PALETTE = [(37, 99, 235), (22, 163, 74), (234, 88, 12), (147, 51, 234), (219, 39, 119)]
+
+
+def _color(title: str) -> tuple[int, int, int]:
+    return PALETTE[zlib.crc32(title.encode()) % len(PALETTE)]
+
+
+def _page(title: str, lines: list[str], size: tuple[int, int] = (595, 842)) -> Image.Image:
+    page = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(page)
+    draw.rectangle([0, 0, size[0], 90], fill=_color(title))
+    draw.text((40, 35), title, fill="white", font_size=24)
+    for index, line in enumerate(lines):
+        draw.text((40, 130 + index * 30), line, fill="black", font_size=16)
+    return page
+
+
+def pdf_document(title: str, lines: list[str], pages: int = 1) -> bytes:
+    images = [_page(title, lines if n == 0 else [f"Page {n + 1}"]) for n in range(pages)]
+    out = io.BytesIO()
+    images[0].save(out, "PDF", save_all=True, append_images=images[1:], title=title, resolution=72.0)
+    return out.getvalue()
+
+
+def cover_jpeg(title: str) -> bytes:
+    cover = Image.new("RGB", (300, 420), "white")
+    draw = ImageDraw.Draw(cover)
+    draw.rectangle([15, 15, 285, 405], fill=_color(title))
+    words, line, lines = title.split(), "", []
+    for word in words:
+        if len(line) + len(word) > 16:
+            lines.append(line)
+            line = ""
+        line = f"{line} {word}".strip()
+    lines.append(line)
+    for index, text in enumerate(lines):
+        draw.text((35, 60 + index * 34), text, fill="white", font_size=26)
+    out = io.BytesIO()
+    cover.save(out, "JPEG", quality=90)
+    return out.getvalue()
+
+
+def lesson_image_png(title: str) -> bytes:
+    image = Image.new("RGB", (640, 360), "white")
+    draw = ImageDraw.Draw(image)
+    for index, color in enumerate(PALETTE):
+        draw.rectangle([40 + index * 115, 120, 130 + index * 115, 240], fill=color)
+    draw.text((40, 40), title, fill="black", font_size=28)
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
