@@ -1,11 +1,519 @@
-"""Routes of /rest/v1."""
+"""/rest/v1: the request pipeline, as PostgREST's App.hs.
+
+ApiRequest (parse, no DB) -> plan against the schema cache -> SQL (psycopg.sql) -> one
+pipelined transaction (role + claims + statement) -> response. Served as a bare ASGI app:
+this is the hottest path of the server.
+"""
 
 from __future__ import annotations
 
-from starlette.applications import Starlette
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+from urllib.parse import unquote
 
-from server.context import AppContext
+import orjson
+import psycopg
+from psycopg import sql
+
+from server.auth.jwt import JwtError, request_claims
+from server.db.context import RequestContext
+from server.rest import errors, openapi, plan
+from server.rest import sql as q
+from server.rest.request import (ApiRequest, ColumnItem, Field, MediaType, parse_accept, parse_csv_body,
+                                 parse_form_body, parse_json_body, parse_prefer, parse_query, parse_range)
+from server.rest.response import CORS_HEADERS, content_range, guc_overrides, range_status, shape_body
+from server.rest.schema_cache import SchemaCache, SchemaCacheHolder, Table
+
+if TYPE_CHECKING:
+    from server.context import AppContext
+
+log = logging.getLogger("supalite.rest")
+
+CONTEXT_SQL = (
+    "select set_config('role', %s, true), set_config('request.jwt.claims', %s, true),"
+    " set_config('request.method', %s, true), set_config('request.path', %s, true),"
+    " set_config('request.headers', %s, true), set_config('search_path', %s, true)"
+)
+
+Row = tuple[Any, ...]
 
 
-def build(ctx: AppContext) -> Starlette:
-    return Starlette(routes=[])
+class Answer:
+    """A finished response: status, headers, body bytes."""
+
+    __slots__ = ("status", "headers", "body")
+
+    def __init__(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+
+
+class RestService:
+    def __init__(self, ctx: "AppContext") -> None:
+        self.ctx = ctx
+        self.settings = ctx.settings
+        self.schemas = ctx.settings.db_schemas
+        self.cache_holder = SchemaCacheHolder(ctx.settings.database_url, self.schemas)
+        self._search_paths = {
+            s: ", ".join(_quote_ident(x) for x in dict.fromkeys((s, *ctx.settings.db_extra_search_path)))
+            for s in self.schemas
+        }
+        ctx.on_startup.append(self.cache_holder.start)
+        ctx.on_shutdown.append(self.cache_holder.stop)
+
+    @property
+    def cache(self) -> SchemaCache:
+        if self.cache_holder.cache is None:
+            raise errors.ApiError(503, "PGRST002", "Could not query the database for the schema cache. Retrying.")
+        return self.cache_holder.cache
+
+    # -- ASGI -------------------------------------------------------------------------------
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        method = scope["method"]
+        if method == "OPTIONS":
+            answer = Answer(200, b"", {
+                "access-control-allow-origin": "*",
+                "access-control-allow-methods": "GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD",
+                "access-control-allow-headers": headers.get("access-control-request-headers", "*"),
+                "access-control-max-age": "86400",
+            })
+        else:
+            body = b""
+            if method not in ("GET", "HEAD", "DELETE"):
+                more = True
+                chunks = []
+                while more:
+                    message = await receive()
+                    chunks.append(message.get("body", b""))
+                    more = message.get("more_body", False)
+                body = b"".join(chunks)
+            path = scope["path"][len(scope.get("root_path", "")):]
+            query = scope.get("query_string", b"").decode("latin-1")
+            try:
+                answer = await self.handle(method, path, query, headers, body)
+            except errors.ApiError as err:
+                answer = Answer(err.status, err.body(), {"content-type": "application/json; charset=utf-8", **err.headers})
+            except Exception:  # never a traceback to the client
+                log.exception("rest: unexpected error on %s %s", method, scope["path"])
+                err = errors.ApiError(500, "PGRSTX00", "Internal server error")
+                answer = Answer(500, err.body(), {"content-type": "application/json; charset=utf-8"})
+            if method == "HEAD":
+                answer.body = b""
+        out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **answer.headers}.items()]
+        out_headers.append((b"content-length", str(len(answer.body)).encode()))
+        await send({"type": "http.response.start", "status": answer.status, "headers": out_headers})
+        await send({"type": "http.response.body", "body": answer.body})
+
+    # -- pipeline ---------------------------------------------------------------------------
+
+    async def handle(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> Answer:
+        try:
+            claims = request_claims(self.ctx.keys, headers)
+        except JwtError as exc:
+            raise errors.jwt_error(str(exc)) from None
+        role = str(claims.get("role") or "anon")
+        if method not in ("GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"):
+            raise errors.unsupported_method(method)
+        schema = self._schema(method, headers)
+        parts = [unquote(p) for p in path.strip("/").split("/")] if path.strip("/") else []
+        ctx = RequestContext(role, claims, method, "/" + path.lstrip("/"), headers)
+        if not parts:
+            if method not in ("GET", "HEAD"):
+                raise errors.unsupported_method(method)
+            return Answer(200, openapi.document(self.cache, schema, self.settings),
+                          {"content-type": "application/openapi+json; charset=utf-8"})
+        if len(parts) == 2 and parts[0] == "rpc":
+            return await self._rpc(ctx, schema, parts[1], method, query, headers, body)
+        if len(parts) != 1:
+            raise errors.invalid_resource_path()
+        return await self._table(ctx, schema, parts[0], method, query, headers, body)
+
+    def _schema(self, method: str, headers: dict[str, str]) -> str:
+        header = headers.get("accept-profile" if method in ("GET", "HEAD") else "content-profile")
+        if header is None:
+            return self.schemas[0]
+        if header not in self.schemas:
+            raise errors.unacceptable_schema(header, self.schemas)
+        return header
+
+    def _media(self, headers: dict[str, str]) -> MediaType:
+        return parse_accept(headers.get("accept"), self.settings.db_plan_enabled)
+
+    def _max_rows(self, limit: int | None) -> int | None:
+        cap = self.settings.db_max_rows
+        if cap is None:
+            return limit
+        return cap if limit is None else min(limit, cap)
+
+    def _tx_rollback(self, prefer_tx: str | None) -> tuple[bool, bool]:
+        """(roll back at the end, preference applied)."""
+        end = self.settings.db_tx_end
+        if end.endswith("allow-override") and prefer_tx:
+            return prefer_tx == "rollback", True
+        return end.startswith("rollback"), False
+
+    # -- tables -------------------------------------------------------------------------------
+
+    async def _table(self, ctx: RequestContext, schema: str, name: str, method: str, query: str,
+                     headers: dict[str, str], body: bytes) -> Answer:
+        media = self._media(headers)
+        prefer = parse_prefer(headers.get("prefer", "").split("\n") if headers.get("prefer") else [])
+        qp = parse_query(query)
+        table = plan.find_table(self.cache, schema, name)
+        aliases = plan.Aliases()
+        applied: list[str] = []
+        params = q.Params()
+        rollback, tx_applied = self._tx_rollback(prefer.tx)
+        if tx_applied:
+            applied.append(f"tx={prefer.tx}")
+
+        if method in ("GET", "HEAD"):
+            node = plan.build_read_tree(self.cache, table, qp, aliases, self.settings.db_aggregates_enabled)
+            rng = parse_range(headers.get("range")) if headers.get("range-unit", "items") == "items" else None
+            offset = qp.offset.get((), 0)
+            limit = qp.limit.get(())
+            if rng is not None:
+                r_off, r_lim = rng
+                offset = max(offset, r_off) if () not in qp.offset else offset + r_off
+                limit = r_lim if limit is None else (min(limit, r_lim) if r_lim is not None else limit)
+            limit = self._max_rows(limit)
+            source = q.table_source(table, node.alias)
+            inner = q.root_query(node, source, params, limit, offset)
+            total_sql = None
+            if prefer.count in ("exact", "planned", "estimated"):
+                total_sql = q.count_expr(q.root_query(node, source, params, None, None, for_count=True))
+                applied.append(f"count={prefer.count}")
+            stmt = q.wrap(inner, "stripped" if media.nulls_stripped else "array", total_sql)
+            if media.kind == "plan":
+                return await self._explain(ctx, schema, stmt, params, media)
+            row = await self._run(ctx, schema, stmt, params, read_only=True)
+            total, page_total, body_text, h_guc, s_guc = row
+            status = range_status(offset, page_total, total)
+            out = shape_body(body_text, media, page_total)
+            answer = Answer(status, out, {"content-type": media.content_type,
+                                          "content-range": content_range(offset, page_total, total)})
+            if limit == 0 and total is None:
+                answer.headers["content-range"] = f"*/{'*' if total is None else total}"
+            return self._finish(answer, h_guc, s_guc, applied)
+
+        if method in ("POST", "PATCH", "PUT", "DELETE"):
+            return await self._write(ctx, schema, table, method, qp, prefer, media, headers, body, aliases, params,
+                                     applied, rollback)
+        raise errors.unsupported_method(method)
+
+    def _payload(self, headers: dict[str, str], body: bytes) -> Any:
+        ctype = headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        if ctype == "text/csv":
+            return parse_csv_body(body)
+        if ctype == "application/x-www-form-urlencoded":
+            return parse_form_body(body)
+        if ctype in ("application/json", "", "application/vnd.pgrst.object+json", "application/vnd.pgrst.array+json"):
+            return parse_json_body(body)
+        raise errors.media_type_error([ctype])
+
+    async def _write(self, ctx: RequestContext, schema: str, table: Table, method: str, qp, prefer, media: MediaType,
+                     headers: dict[str, str], body: bytes, aliases: plan.Aliases, params: q.Params,
+                     applied: list[str], rollback: bool) -> Answer:
+        returning = prefer.return_ == "representation"
+        if prefer.return_:
+            applied.append(f"return={prefer.return_}")
+        select = qp.select if returning else [ColumnItem(Field("*"))]
+        node = plan.build_read_tree(self.cache, table, qp, aliases, self.settings.db_aggregates_enabled, select)
+        payload: Any = None
+        if method != "DELETE":
+            payload = self._payload(headers, body)
+        if method in ("POST", "PUT"):
+            if payload is None or (not isinstance(payload, (dict, list))):
+                raise errors.invalid_body("Empty or invalid json")
+            rows = payload if isinstance(payload, list) else [payload]
+            if any(not isinstance(r, dict) for r in rows):
+                raise errors.invalid_body("All object keys must match")
+            if qp.columns is not None:
+                columns = qp.columns
+            else:
+                columns = list(rows[0].keys()) if rows else []
+                keyset = set(columns)
+                if any(set(r.keys()) != keyset for r in rows[1:]):
+                    raise errors.invalid_body("All object keys must match")
+            resolution = prefer.resolution
+            on_conflict = qp.on_conflict
+            if method == "PUT":
+                self._check_put(table, node, qp, rows)
+                resolution = "merge-duplicates"
+                on_conflict = table.pk
+            elif resolution:
+                applied.append(f"resolution={resolution}")
+            if prefer.missing == "default":
+                applied.append("missing=default")
+            from_json = headers.get("content-type", "application/json").startswith(("application/json", "application/vnd.pgrst"))
+            text = body.decode("utf-8") if from_json and body.strip() else orjson.dumps(payload).decode()
+            stmt = q.insert_sql(table, node.alias, columns, text, params, prefer.missing == "default", on_conflict,
+                                resolution, returning=True)
+            status = 201 if method == "POST" else 200
+        elif method == "PATCH":
+            if payload is None:
+                payload = {}
+            if not isinstance(payload, dict):
+                raise errors.invalid_body("Empty or invalid json")
+            columns = qp.columns if qp.columns is not None else list(payload.keys())
+            if not columns:
+                return self._finish(Answer(204 if not returning else 200, b"[]" if returning else b"",
+                                           {"content-range": "*/*", **({"content-type": media.content_type} if returning else {})}),
+                                    None, None, applied)
+            stmt = q.update_sql(table, node, columns, orjson.dumps(payload).decode(), params, returning=True)
+            status = 200
+        else:
+            stmt = q.delete_sql(table, node, params, returning=True)
+            status = 200
+        cte = sql.SQL("{} AS ({})").format(sql.Identifier(node.alias), stmt)
+        if returning:
+            # the returned rows, embedded like a read (filters already applied by the statement)
+            read_node = plan.ReadNode(node.table, node.alias, node.key, node.columns, node.children, order=node.order,
+                                      star=node.star)
+            inner = q.root_query(read_node, sql.Identifier(node.alias), params, None, None)
+        else:
+            inner = sql.SQL("SELECT 1 FROM {}").format(sql.Identifier(node.alias))
+        total_sql = None
+        if prefer.count:
+            applied.append(f"count={prefer.count}")
+            total_sql = sql.SQL("(SELECT pg_catalog.count(*) FROM {})").format(sql.Identifier(node.alias))
+        full = q.wrap(inner, "stripped" if media.nulls_stripped else "array", total_sql, [cte])
+        if prefer.max_affected is not None:
+            applied.append(f"max-affected={prefer.max_affected}")
+
+        def check(row: Row) -> bool:
+            page_total = row[1]
+            if prefer.max_affected is not None and prefer.handling == "strict" and page_total > prefer.max_affected:
+                raise errors.max_affected_violation(page_total)
+            if returning and media.kind == "object" and page_total != 1:
+                raise errors.singularity_error(page_total)
+            return not rollback
+
+        if media.kind == "plan":
+            return await self._explain(ctx, schema, full, params, media)
+        row = await self._run(ctx, schema, full, params, read_only=False, check=check)
+        total, page_total, body_text, h_guc, s_guc = row
+        out_headers = {"content-range": content_range(0, page_total, total) if method != "POST" else f"*/{'*' if total is None else total}"}
+        if returning:
+            out_headers["content-type"] = media.content_type
+            answer = Answer(status, shape_body(body_text, media, page_total), out_headers)
+        else:
+            if method == "POST" and prefer.return_ == "headers-only" and table.pk and page_total == 1:
+                first = orjson.loads(body_text)[0]
+                out_headers["location"] = f"/{table.name}?" + "&".join(f"{k}=eq.{first.get(k)}" for k in table.pk)
+            answer = Answer(201 if method == "POST" else 204, b"", out_headers)
+        return self._finish(answer, h_guc, s_guc, applied)
+
+    def _check_put(self, table: Table, node: plan.ReadNode, qp, rows: list[dict]) -> None:
+        if qp.limit or qp.offset:
+            raise errors.ApiError(400, "PGRST114", "limit/offset querystring parameters are not allowed for PUT")
+        eqs = {f.field.name: f.value for f in node.filters if f.op == "eq" and not f.negate and not f.field.json_path}
+        if not table.pk or set(eqs) != set(table.pk) or len(node.filters) != len(table.pk) or node.logic:
+            raise errors.ApiError(405, "PGRST105", "Filters must include all and only primary key columns with 'eq' operators")
+        if len(rows) != 1 or any(str(rows[0].get(k)) != str(v) for k, v in eqs.items()):
+            raise errors.ApiError(400, "PGRST115", "Payload values do not match URL in primary key column(s)")
+
+    # -- rpc ----------------------------------------------------------------------------------
+
+    async def _rpc(self, ctx: RequestContext, schema: str, name: str, method: str, query: str,
+                   headers: dict[str, str], body: bytes) -> Answer:
+        if method not in ("GET", "HEAD", "POST"):
+            raise errors.ApiError(405, "PGRST101", f"Cannot use the {method} method on RPC")
+        media = self._media(headers)
+        prefer = parse_prefer(headers.get("prefer", "").split("\n") if headers.get("prefer") else [])
+        read = method in ("GET", "HEAD")
+        qp = parse_query(query, is_rpc_read=read)
+        single_json: str | None = None
+        args: dict[str, Any]
+        if read:
+            args = {k: (v[0] if len(v) == 1 else v) for k, v in qp.rpc_args.items()}
+        else:
+            payload = self._payload(headers, body) if body.strip() else {}
+            if isinstance(payload, list) and qp.columns is None:
+                args = {}
+                single_json = body.decode()
+            elif not isinstance(payload, dict):
+                args = {}
+                single_json = body.decode()
+            else:
+                args = payload
+                if prefer.params == "single-object":
+                    single_json = body.decode() or "{}"
+        arg_names = list(args.keys()) if single_json is None else []
+        if single_json is not None and prefer.params != "single-object":
+            fn = plan.find_function(self.cache, schema, name, [], single_json=True)
+        else:
+            try:
+                fn = plan.find_function(self.cache, schema, name, arg_names, single_json=not read)
+            except errors.ApiError:
+                if read:
+                    raise
+                fn = plan.find_function(self.cache, schema, name, [], single_json=True)
+                single_json = body.decode() or "{}"
+            if single_json is None and len(fn.params) == 1 and fn.params[0].name == "" and fn.params[0].type in ("json", "jsonb") and not read:
+                single_json = body.decode() or "{}"
+        if single_json is not None:
+            arg_names = []
+        if read and fn.volatility == "v":
+            raise errors.ApiError(405, "PGRST101", f"Cannot use the {method} method on RPC")
+        params = q.Params()
+        aliases = plan.Aliases()
+        applied: list[str] = []
+        rollback, tx_applied = self._tx_rollback(prefer.tx)
+        if tx_applied:
+            applied.append(f"tx={prefer.tx}")
+        alias = fn.name
+        scalar = fn.returns_table is None and not fn.returns_composite
+        if scalar and len(fn.out_columns) == 1 and not fn.returns_set:
+            scalar = True
+        source, ctes = q.call_source(fn, alias, arg_names, orjson.dumps(args).decode() if arg_names else None,
+                                     single_json if single_json is not None and fn.params else None, params)
+        offset = qp.offset.get((), 0)
+        limit = self._max_rows(qp.limit.get(()))
+        if fn.return_type == "void":
+            stmt = q.wrap(sql.SQL("SELECT NULL AS pgrst_scalar FROM {}").format(source), "scalar", None, ctes)
+            row = await self._run(ctx, schema, stmt, params, read_only=read, check=(lambda r: not rollback))
+            return self._finish(Answer(204, b"", {}), row[3], row[4], applied)
+        if scalar:
+            scol = sql.SQL("{}.{}").format(sql.Identifier(alias), sql.Identifier(alias))
+            if len(fn.out_columns) == 1:
+                scol = sql.SQL("{}.{}").format(sql.Identifier(alias), sql.Identifier(fn.out_columns[0].name))
+            inner = sql.SQL("SELECT {} AS pgrst_scalar FROM {}").format(scol, source)
+            if fn.returns_set and (limit is not None or offset):
+                inner += sql.SQL(" LIMIT {} OFFSET {}").format(params.add(limit), params.add(offset))
+            body_kind = "scalar_set" if fn.returns_set else "scalar"
+            page_offset = offset
+        else:
+            table = self.cache.tables.get(fn.returns_table) if fn.returns_table else None
+            if table is None:
+                table = Table(fn.schema, fn.name, "f", {c.name: _out_column(c) for c in fn.out_columns})
+            node = plan.ReadNode(table, alias, alias)
+            plan._fill(self.cache, node, qp.select, aliases, self.settings.db_aggregates_enabled)
+            plan._attach(node, qp)
+            inner = q.root_query(node, source, params, limit, offset)
+            body_kind = "stripped" if media.nulls_stripped else "array"
+            page_offset = offset
+        total_sql = None
+        if prefer.count and fn.returns_set:
+            applied.append(f"count={prefer.count}")
+            total_sql = sql.SQL("(SELECT pg_catalog.count(*) FROM {})").format(source)
+        stmt = q.wrap(inner, body_kind, total_sql, ctes)
+        if media.kind == "plan":
+            return await self._explain(ctx, schema, stmt, params, media)
+
+        def check(row: Row) -> bool:
+            if prefer.max_affected is not None and prefer.handling == "strict" and row[1] > prefer.max_affected:
+                raise errors.max_affected_violation(row[1])
+            return not rollback
+
+        row = await self._run(ctx, schema, stmt, params, read_only=read, check=None if read and not rollback else check)
+        total, page_total, body_text, h_guc, s_guc = row
+        single = not fn.returns_set
+        if single and not scalar:
+            # a function returning one composite value answers an object
+            body_text = body_text[1:-1] if page_total == 1 else "null"
+            if media.kind == "object":
+                out = body_text.encode()
+            else:
+                out = shape_body(body_text, media, page_total) if media.kind == "csv" else body_text.encode()
+        elif media.kind == "object" and not single:
+            out = shape_body(body_text, media, page_total)
+        else:
+            out = body_text.encode() if media.kind != "csv" else shape_body(body_text, media, page_total)
+        status = range_status(page_offset, page_total, total) if fn.returns_set else 200
+        answer = Answer(status, out, {"content-type": media.content_type if media.kind != "json" or not media.nulls_stripped else media.content_type,
+                                      "content-range": content_range(page_offset, page_total, total) if fn.returns_set else f"0-{max(page_total - 1, 0)}/*"})
+        return self._finish(answer, h_guc, s_guc, applied)
+
+    # -- execution ------------------------------------------------------------------------------
+
+    def _finish(self, answer: Answer, h_guc: str | None, s_guc: str | None, applied: list[str]) -> Answer:
+        status, extra = guc_overrides(h_guc, s_guc)
+        if status is not None:
+            answer.status = status
+        for k, v in extra.items():
+            answer.headers[k.lower()] = v
+        if applied:
+            answer.headers["preference-applied"] = ", ".join(applied)
+        return answer
+
+    async def _run(self, ctx: RequestContext, schema: str, stmt: sql.Composable, params: q.Params, *,
+                   read_only: bool, check: Callable[[Row], bool] | None = None) -> Row:
+        """One transaction: role + claims + statement pipelined in one round trip.
+
+        Reads commit in the same flight; writes first look at the result (`check`) to decide
+        between commit and rollback (max-affected, singular object, tx=rollback).
+        """
+        ctx_params = [*ctx.params(), self._search_paths.get(schema, '"public"')]
+        authed = ctx.role != "anon"
+        try:
+            async with self.ctx.api_pool.connection() as conn:
+                if conn.read_only != read_only:
+                    await conn.set_read_only(read_only)
+                try:
+                    async with conn.pipeline():
+                        await conn.execute(CONTEXT_SQL, ctx_params)
+                        cur = await conn.execute(stmt, params.values)
+                        if check is None:
+                            await conn.commit()
+                    row = await cur.fetchone()
+                    assert row is not None
+                    if check is not None:
+                        try:
+                            commit = check(row)
+                        except errors.ApiError:
+                            await conn.rollback()
+                            raise
+                        if commit:
+                            await conn.commit()
+                        else:
+                            await conn.rollback()
+                    return row
+                except psycopg.Error:
+                    await conn.rollback()
+                    raise
+        except psycopg.errors.Error as exc:
+            if isinstance(exc, psycopg.OperationalError) and not exc.sqlstate:
+                raise errors.ApiError(503, "PGRST000", "Database connection error. Retrying the connection.", str(exc)) from None
+            raise errors.from_pg_error(exc, authed) from None
+        except psycopg.pool.PoolTimeout:  # type: ignore[attr-defined]
+            raise errors.ApiError(504, "PGRST003", "Timed out acquiring connection from connection pool.") from None
+
+    async def _explain(self, ctx: RequestContext, schema: str, stmt: sql.Composable, params: q.Params,
+                       media: MediaType) -> Answer:
+        opts = [o.upper() for o in media.plan_options if o in ("analyze", "verbose", "settings", "buffers", "wal")]
+        fmt = "JSON" if media.plan_format == "json" else "TEXT"
+        explain = sql.SQL("EXPLAIN (" + ", ".join([f"FORMAT {fmt}", *opts]) + ") {}").format(stmt)
+        ctx_params = [*ctx.params(), self._search_paths.get(schema, '"public"')]
+        try:
+            async with self.ctx.api_pool.connection() as conn:
+                await conn.execute(CONTEXT_SQL, ctx_params)
+                cur = await conn.execute(explain, params.values, prepare=False)
+                rows = await cur.fetchall()
+                await conn.rollback()
+        except psycopg.errors.Error as exc:
+            raise errors.from_pg_error(exc, ctx.role != "anon") from None
+        if fmt == "JSON":
+            out = orjson.dumps(rows[0][0])
+        else:
+            out = "\n".join(r[0] for r in rows).encode()
+        return Answer(200, out, {"content-type": media.content_type})
+
+
+def _out_column(p) -> Any:
+    from server.rest.schema_cache import Column
+
+    return Column(p.name, p.type, p.type, True, None, 0)
+
+
+def _quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def build(ctx: "AppContext") -> RestService:
+    return RestService(ctx)

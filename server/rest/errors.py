@@ -1,0 +1,183 @@
+"""PostgREST's error model: PGRSTxxx codes with their HTTP statuses, and SQLSTATE -> HTTP.
+
+Shapes follow PostgREST's Error.hs: every error body is `{code, message, details, hint}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from psycopg import errors as pg_errors
+
+
+class ApiError(Exception):
+    """An error answered to the client as PostgREST would."""
+
+    def __init__(self, status: int, code: str, message: str, details: Any = None, hint: Any = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.hint = hint
+        self.headers = headers or {}
+
+    def body(self) -> bytes:
+        return orjson.dumps({"code": self.code, "details": self.details, "hint": self.hint, "message": self.message})
+
+
+# -- request errors (PGRST1xx) ------------------------------------------------------------
+
+def query_param_error(message: str, details: str) -> ApiError:
+    return ApiError(400, "PGRST100", message, details)
+
+
+def parse_error(where: str, text: str, detail: str) -> ApiError:
+    """A query string value that does not parse (PGRST100), worded like PostgREST's parsec errors."""
+    return ApiError(400, "PGRST100", f'"failed to parse {where} ({text})" (line 1, column 1)', detail)
+
+
+def invalid_body(message: str) -> ApiError:
+    return ApiError(400, "PGRST102", message)
+
+
+def invalid_range(details: str) -> ApiError:
+    return ApiError(416, "PGRST103", "Requested range not satisfiable", details)
+
+
+def unacceptable_schema(schema: str, exposed: tuple[str, ...]) -> ApiError:
+    return ApiError(406, "PGRST106", f"Invalid schema: {schema}", None,
+                    "Only the following schemas are exposed: " + ", ".join(exposed))
+
+
+def media_type_error(types: list[str]) -> ApiError:
+    return ApiError(406, "PGRST107", "None of these media types are available: " + ", ".join(types))
+
+
+def not_embedded(resource: str) -> ApiError:
+    return ApiError(400, "PGRST108", f"'{resource}' is not an embedded resource in this request", None,
+                    f"Verify that '{resource}' is included in the 'select' query parameter.")
+
+
+def singularity_error(count: int) -> ApiError:
+    return ApiError(406, "PGRST116", "Cannot coerce the result to a single JSON object",
+                    f"The result contains {count} rows")
+
+
+def unsupported_method(method: str) -> ApiError:
+    return ApiError(405, "PGRST117", f"Unsupported HTTP method: {method}")
+
+
+def related_order_not_to_one(origin: str, target: str) -> ApiError:
+    return ApiError(400, "PGRST118", f"A related order on '{target}' is not possible",
+                    f"'{origin}' and '{target}' do not form a many-to-one or one-to-one relationship")
+
+
+def unacceptable_filter(target: str) -> ApiError:
+    return ApiError(400, "PGRST120", f"Bad operator on the '{target}' embedded resource",
+                    "Only is null or not is null filters are allowed on embedded resources")
+
+
+def invalid_preferences(prefs: list[str]) -> ApiError:
+    return ApiError(400, "PGRST122", "Invalid preferences given with handling=strict",
+                    "Invalid preferences: " + ", ".join(prefs))
+
+
+def aggregates_not_allowed() -> ApiError:
+    return ApiError(400, "PGRST123", "Use of aggregate functions is not allowed")
+
+
+def max_affected_violation(count: int) -> ApiError:
+    return ApiError(400, "PGRST124", "Query result exceeds max-affected preference constraint",
+                    f"The query affects {count} rows")
+
+
+def invalid_resource_path() -> ApiError:
+    return ApiError(404, "PGRST125", "Invalid path specified in request URL")
+
+
+def not_implemented(details: str) -> ApiError:
+    return ApiError(400, "PGRST127", "Feature not implemented", details)
+
+
+# -- schema cache errors (PGRST2xx) -------------------------------------------------------
+
+def table_not_found(schema: str, name: str) -> ApiError:
+    return ApiError(404, "PGRST205", f"Could not find the table '{schema}.{name}' in the schema cache")
+
+
+def column_not_found(rel: str, col: str) -> ApiError:
+    return ApiError(400, "PGRST204", f"Could not find the '{col}' column of '{rel}' in the schema cache")
+
+
+# -- JWT (PGRST3xx) -----------------------------------------------------------------------
+
+def jwt_error(message: str) -> ApiError:
+    code = "PGRST303" if message == "JWT expired" else "PGRST301"
+    return ApiError(401, code, message, headers={"WWW-Authenticate": f'Bearer error="invalid_token", error_description="{message}"'})
+
+
+# -- PostgreSQL errors --------------------------------------------------------------------
+
+def sqlstate_status(sqlstate: str, message: str, authed: bool) -> int:
+    """HTTP status of a PostgreSQL error, as PostgREST's mapSQLtoHTTP."""
+    exact = {"23503": 409, "23505": 409, "25006": 405, "53400": 500, "57P01": 503, "P0001": 400, "42P01": 404,
+             "42P17": 500}
+    if sqlstate in exact:
+        return exact[sqlstate]
+    if sqlstate == "21000":
+        return 400 if message.endswith("requires a WHERE clause") else 500
+    if sqlstate == "22023":
+        return 401 if message.startswith("role") and message.endswith("does not exist") else 400
+    if sqlstate == "42883":
+        return 406 if message.startswith("function xmlagg(") else 404
+    if sqlstate == "42501":
+        return 403 if authed else 401
+    if sqlstate.startswith("PT"):
+        try:
+            status = int(sqlstate[2:])
+        except ValueError:
+            return 500
+        return status if 100 <= status <= 599 else 500
+    prefixes = {"08": 503, "09": 500, "0L": 403, "0P": 403, "25": 500, "28": 403, "2D": 500, "38": 500,
+                "39": 500, "3B": 500, "40": 500, "53": 503, "54": 500, "55": 500, "57": 500, "58": 500,
+                "F0": 500, "HV": 500, "P0": 500, "XX": 500}
+    return prefixes.get(sqlstate[:2], 400)
+
+
+def from_pg_error(exc: pg_errors.Error, authed: bool) -> ApiError:
+    """Turn a psycopg error into PostgREST's response (incl. RAISE SQLSTATE 'PGRST')."""
+    diag = exc.diag
+    sqlstate = diag.sqlstate or ""
+    message = diag.message_primary or str(exc)
+    if not sqlstate:
+        return ApiError(503, "PGRST001", "Database client error. Retrying the connection.", str(exc))
+    if sqlstate == "PGRST":
+        return _raise_pgrst(message, diag.message_detail)
+    status = sqlstate_status(sqlstate, message, authed)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return ApiError(status, sqlstate, message, diag.message_detail, diag.message_hint, headers)
+
+
+def _raise_pgrst(message: str, detail: str | None) -> ApiError:
+    try:
+        body = orjson.loads(message)
+        if not isinstance(body, dict) or "code" not in body or "message" not in body:
+            raise ValueError
+    except ValueError:
+        return ApiError(500, "PGRST121", 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error',
+                        f"Invalid JSON value for MESSAGE: '{message}'",
+                        "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.")
+    try:
+        resp = orjson.loads(detail or "")
+        if not isinstance(resp, dict) or "status" not in resp:
+            raise ValueError
+        status = int(resp["status"])
+        headers = {str(k): str(v) for k, v in (resp.get("headers") or {}).items()}
+    except (ValueError, TypeError):
+        return ApiError(500, "PGRST121", 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error',
+                        "DETAIL is missing in the RAISE statement" if not detail else f"Invalid JSON value for DETAIL: '{detail}'",
+                        "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.")
+    return ApiError(status, str(body["code"]), str(body["message"]), body.get("details"), body.get("hint"), headers)

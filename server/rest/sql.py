@@ -1,0 +1,364 @@
+"""Compose the SQL of a planned request with psycopg.sql: names are Identifiers, every user
+value is a bound parameter. The JSON body is built in PostgreSQL (json_agg / row_to_json)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg import sql
+
+from server.rest import errors
+from server.rest.plan import ReadNode
+from server.rest.request import Field, Filter, Logic, OrderTerm
+from server.rest.schema_cache import Function, Table
+
+SQL = sql.SQL
+Id = sql.Identifier
+
+_COMPARE = {"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=", "like": "LIKE",
+            "ilike": "ILIKE", "match": "~", "imatch": "~*", "cs": "@>", "cd": "<@", "ov": "&&", "sl": "<<",
+            "sr": ">>", "nxr": "&<", "nxl": "&>", "adj": "-|-", "isdistinct": "IS DISTINCT FROM"}
+_FTS = {"fts": "to_tsquery", "plfts": "plainto_tsquery", "phfts": "phraseto_tsquery", "wfts": "websearch_to_tsquery"}
+_IS = {"null": "NULL", "not_null": "NOT NULL", "true": "TRUE", "false": "FALSE", "unknown": "UNKNOWN"}
+# SQL spellings of types whose keyword is not a pg_type name (so cannot be quoted as such).
+_TYPE_KEYWORDS = {"int": "int4", "integer": "int4", "smallint": "int2", "bigint": "int8", "real": "float4",
+                  "float": "float8", "double precision": "float8", "boolean": "bool", "decimal": "numeric",
+                  "character varying": "varchar", "character": "bpchar", "char": "bpchar"}
+_AGG = {"count": "count", "sum": "sum", "avg": "avg", "max": "max", "min": "min"}
+
+
+class Params:
+    """Named bound parameters, collected while composing."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def add(self, value: Any) -> sql.Composable:
+        name = f"p{len(self.values)}"
+        self.values[name] = value
+        return sql.Placeholder(name)
+
+
+def type_name(cast: str) -> sql.Composable:
+    """A user-given cast type (already restricted to letters/digits/_/space/[] by the parser)."""
+    is_array = cast.endswith("[]")
+    base = cast[:-2] if is_array else cast
+    base = " ".join(base.lower().split())
+    name = Id(_TYPE_KEYWORDS.get(base, base))
+    return SQL("{}[]").format(name) if is_array else name
+
+
+def catalog_type(text: str) -> sql.Composable:
+    """A type name from the catalog (format_type output), trusted like PostgREST does."""
+    return SQL(text)  # type: ignore[arg-type]  # catalog text, never user input
+
+
+def array_literal(values: list[str]) -> str:
+    """A PostgreSQL array literal (`{"a","b,c"}`) bound as one parameter."""
+    def quote(v: str) -> str:
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "{" + ",".join(quote(v) for v in values) + "}"
+
+
+def field_expr(alias: str, fld: Field, params: Params) -> sql.Composable:
+    expr: sql.Composable = SQL("{}.{}").format(Id(alias), Id(fld.name))
+    for op in fld.json_path:
+        key = SQL("{}::int").format(params.add(int(op.key))) if op.is_index else params.add(op.key)
+        expr = SQL("{} " + op.arrow + " {}").format(expr, key)
+    return expr
+
+
+def filter_sql(alias: str, f: Filter, table: Table | None, params: Params) -> sql.Composable:
+    col = field_expr(alias, f.field, params)
+    op = f.op
+    if op == "is":
+        cond = SQL("{} IS " + _IS[f.value]).format(col)
+    elif op == "in":
+        cond = SQL("{} = ANY({})").format(col, params.add(array_literal(f.value)))
+    elif op in _FTS:
+        column = table.columns.get(f.field.name) if table else None
+        lang = SQL("{}::regconfig, ").format(params.add(f.language)) if f.language else SQL("")
+        vector = col if (column and column.base_type == "tsvector" and not f.field.json_path) else SQL("to_tsvector({}{})").format(lang, col)
+        cond = SQL("{} @@ " + _FTS[op] + "({}{})").format(vector, lang, params.add(f.value))
+    else:
+        sql_op = _COMPARE[op]
+        if f.quantifier:
+            values = [v.replace("*", "%") for v in f.value] if op in ("like", "ilike") else f.value
+            cond = SQL("{} " + sql_op + " " + f.quantifier.upper() + "({})").format(col, params.add(array_literal(values)))
+        else:
+            value = f.value.replace("*", "%") if op in ("like", "ilike") else f.value
+            cond = SQL("{} " + sql_op + " {}").format(col, params.add(value))
+    return SQL("NOT ({})").format(cond) if f.negate else cond
+
+
+def logic_sql(alias: str, tree: Logic, table: Table | None, params: Params) -> sql.Composable:
+    parts = [logic_sql(alias, c, table, params) if isinstance(c, Logic) else filter_sql(alias, c, table, params)
+             for c in tree.children]
+    joined = SQL(" AND " if tree.op == "and" else " OR ").join(parts) if parts else SQL("TRUE")
+    expr = SQL("({})").format(joined)
+    return SQL("NOT {}").format(expr) if tree.negate else expr
+
+
+def order_sql(node: ReadNode, terms: list[OrderTerm], params: Params) -> sql.Composable:
+    items = []
+    for t in terms:
+        if t.relation:
+            child = next(c for c in node.children if c.key == t.relation)
+            if child.spread:
+                expr = field_expr(child.alias, t.field, params)
+            else:
+                expr = SQL("({}.{}::jsonb -> {})").format(Id(child.alias), Id("body"), params.add(t.field.name))
+        else:
+            expr = field_expr(node.alias, t.field, params)
+        suffix = ""
+        if t.direction:
+            suffix += " " + t.direction.upper()
+        if t.nulls:
+            suffix += " NULLS " + t.nulls.upper()
+        items.append(SQL("{}" + suffix).format(expr))
+    return SQL(", ").join(items)
+
+
+@dataclass
+class Source:
+    """Where a read tree's root rows come from: a table, a CTE of changed rows, a function call."""
+
+    from_: sql.Composable
+    ctes: list[sql.Composable] = field(default_factory=list)
+
+
+def _column_item_sql(node: ReadNode, item, params: Params) -> sql.Composable:
+    if item.aggregate:
+        fn = _AGG[item.aggregate]
+        if item.field.name == "*":
+            expr = SQL("count(*)")
+        else:
+            inner = field_expr(node.alias, item.field, params)
+            if item.cast:
+                inner = SQL("CAST({} AS {})").format(inner, type_name(item.cast))
+            expr = SQL(fn + "({})").format(inner)
+        if item.aggregate_cast:
+            expr = SQL("CAST({} AS {})").format(expr, type_name(item.aggregate_cast))
+        return SQL("{} AS {}").format(expr, Id(item.alias or item.aggregate))
+    if item.field.name == "*":
+        return SQL("{}.*").format(Id(node.alias))
+    expr = field_expr(node.alias, item.field, params)
+    if item.cast:
+        expr = SQL("CAST({} AS {})").format(expr, type_name(item.cast))
+    return SQL("{} AS {}").format(expr, Id(item.alias or item.field.default_alias))
+
+
+def select_list(node: ReadNode, params: Params) -> tuple[list[sql.Composable], list[int]]:
+    """The select items of a node and the 1-based positions to GROUP BY when aggregating."""
+    items: list[sql.Composable] = []
+    group: list[int] = []
+    for item in node.columns:
+        items.append(_column_item_sql(node, item, params))
+        if not item.aggregate:
+            group.append(len(items))
+    for child in node.children:
+        if child.spread:
+            items.append(SQL("{}.*").format(Id(child.alias)))
+        elif child.to_one:
+            items.append(SQL("{}.{} AS {}").format(Id(child.alias), Id("body"), Id(child.key)))
+        else:
+            items.append(SQL("COALESCE({}.{}, '[]') AS {}").format(Id(child.alias), Id("body"), Id(child.key)))
+        group.append(len(items))
+    if not items:
+        items.append(SQL("NULL::int AS {}").format(Id("pgrst_none")))  # select=rel(...) only with spread: never empty
+    return items, group
+
+
+def _join_condition(child: ReadNode, parent_alias: str) -> tuple[sql.Composable, sql.Composable]:
+    """(extra FROM items, WHERE condition) joining an embed to its parent row."""
+    rel = child.rel
+    assert rel is not None
+    if rel.junction:
+        j = rel.junction
+        jalias = child.alias + "_j"
+        conds = [SQL("{}.{} = {}.{}").format(Id(jalias), Id(jcol), Id(parent_alias), Id(scol)) for scol, jcol in j.cols_source]
+        conds += [SQL("{}.{} = {}.{}").format(Id(jalias), Id(jcol), Id(child.alias), Id(tcol)) for jcol, tcol in j.cols_target]
+        return SQL(", {}.{} AS {}").format(Id(j.table[0]), Id(j.table[1]), Id(jalias)), SQL(" AND ").join(conds)
+    conds = [SQL("{}.{} = {}.{}").format(Id(child.alias), Id(fcol), Id(parent_alias), Id(col)) for col, fcol in rel.columns]
+    return SQL(""), SQL(" AND ").join(conds)
+
+
+def node_where(node: ReadNode, params: Params) -> list[sql.Composable]:
+    conds = [filter_sql(node.alias, f, node.table, params) for f in node.filters]
+    conds += [logic_sql(node.alias, t, node.table, params) for t in node.logic]
+    for child in node.children:
+        body = SQL("{}.{}").format(Id(child.alias), Id("body"))
+        if child.spread:
+            continue
+        if child.join == "inner" or child.null_filter is False:
+            conds.append(SQL("{} IS NOT NULL").format(body))
+        elif child.null_filter is True:
+            conds.append(SQL("{} IS NULL").format(body))
+    return conds
+
+
+def laterals(node: ReadNode, params: Params) -> list[sql.Composable]:
+    out = []
+    for child in node.children:
+        sub = child_query(child, node.alias, params)
+        if child.spread:
+            kind = "INNER" if (child.join == "inner" or child.null_filter is False) else "LEFT"
+            out.append(SQL(" " + kind + " JOIN LATERAL ({}) AS {} ON TRUE").format(sub, Id(child.alias)))
+        elif child.to_one:
+            out.append(SQL(" LEFT JOIN LATERAL (SELECT row_to_json({a}) AS {b} FROM ({s}) AS {a}) AS {a} ON TRUE")
+                       .format(a=Id(child.alias), b=Id("body"), s=sub))
+        else:
+            out.append(SQL(" LEFT JOIN LATERAL (SELECT json_agg({a}) AS {b} FROM ({s}) AS {a}) AS {a} ON TRUE")
+                       .format(a=Id(child.alias), b=Id("body"), s=sub))
+    return out
+
+
+def _tail(node: ReadNode, params: Params, group: list[int], limit: int | None, offset: int | None) -> sql.Composable:
+    parts: list[sql.Composable] = []
+    if node.has_aggregates and group:
+        parts.append(SQL(" GROUP BY ") + SQL(", ").join(SQL(str(int(g))) for g in group))
+    if node.order:
+        parts.append(SQL(" ORDER BY ") + order_sql(node, node.order, params))
+    if limit is not None:
+        parts.append(SQL(" LIMIT {}").format(params.add(limit)))
+    if offset:
+        parts.append(SQL(" OFFSET {}").format(params.add(offset)))
+    return sql.Composed(parts)
+
+
+def child_query(node: ReadNode, parent_alias: str, params: Params) -> sql.Composable:
+    items, group = select_list(node, params)
+    extra_from, join_cond = _join_condition(node, parent_alias)
+    joins = laterals(node, params)
+    where = [join_cond] + node_where(node, params)
+    return SQL("SELECT {items} FROM {tbl} AS {alias}{extra}{joins} WHERE {where}{tail}").format(
+        items=SQL(", ").join(items), tbl=SQL("{}.{}").format(Id(node.table.schema), Id(node.table.name)),
+        alias=Id(node.alias), extra=extra_from, joins=sql.Composed(joins), where=SQL(" AND ").join(where),
+        tail=_tail(node, params, group, node.limit, node.offset))
+
+
+def root_query(node: ReadNode, source: sql.Composable, params: Params, limit: int | None, offset: int | None,
+               for_count: bool = False) -> sql.Composable:
+    """SELECT of the root rows. `source` is the FROM item (aliased as node.alias)."""
+    joins = laterals(node, params)
+    where = node_where(node, params)
+    where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
+    if for_count:
+        return SQL("SELECT 1 FROM {src}{joins}{where}").format(src=source, joins=sql.Composed(joins), where=where_sql)
+    items, group = select_list(node, params)
+    return SQL("SELECT {items} FROM {src}{joins}{where}{tail}").format(
+        items=SQL(", ").join(items), src=source, joins=sql.Composed(joins), where=where_sql,
+        tail=_tail(node, params, group, limit, offset))
+
+
+def table_source(table: Table, alias: str) -> sql.Composable:
+    return SQL("{}.{} AS {}").format(Id(table.schema), Id(table.name), Id(alias))
+
+
+def wrap(inner: sql.Composable, body: str, total: sql.Composable | None, ctes: list[sql.Composable] | None = None) -> sql.Composable:
+    """The statement every request runs: body JSON, row count, total, and the response GUCs.
+
+    body: "array" | "stripped" | "single" (first element or null) | "scalar_set".
+    """
+    if body == "stripped":
+        body_sql = SQL("coalesce(json_strip_nulls(json_agg(_pgrst_t)), '[]')::text")
+    elif body == "scalar":
+        body_sql = SQL("coalesce((json_agg(_pgrst_t.pgrst_scalar) -> 0)::text, 'null')")
+    elif body == "scalar_set":
+        body_sql = SQL("coalesce(json_agg(_pgrst_t.pgrst_scalar), '[]')::text")
+    else:
+        body_sql = SQL("coalesce(json_agg(_pgrst_t), '[]')::text")
+    with_sql = SQL("WITH ") + SQL(", ").join(ctes) + SQL(" ") if ctes else SQL("")
+    return SQL("{with_}SELECT {total} AS total, pg_catalog.count(_pgrst_t) AS page_total, {body} AS body,"
+               " nullif(current_setting('response.headers', true), '') AS headers,"
+               " nullif(current_setting('response.status', true), '') AS status"
+               " FROM ({inner}) AS _pgrst_t").format(
+        with_=with_sql, total=total if total is not None else SQL("NULL::bigint"), body=body_sql, inner=inner)
+
+
+def count_expr(count_query: sql.Composable) -> sql.Composable:
+    return SQL("(SELECT pg_catalog.count(*) FROM ({}) AS _pgrst_c)").format(count_query)
+
+
+# -- writes ---------------------------------------------------------------------------------
+
+def insert_sql(table: Table, alias: str, columns: list[str], body: str, params: Params, missing_default: bool,
+               on_conflict: list[str] | None, resolution: str | None, returning: bool) -> sql.Composable:
+    qtable = SQL("{}.{}").format(Id(table.schema), Id(table.name))
+    values = []
+    for c in columns:
+        col = table.columns.get(c)
+        if col is None:
+            raise errors.column_not_found(table.name, c)
+        value = SQL("_pgrst_r.{}").format(Id(c))
+        if missing_default and col.default is not None:
+            value = SQL("CASE WHEN _pgrst_e.j::jsonb ? {} THEN {} ELSE {} END").format(
+                params.add(c), value, SQL(col.default))  # the column's DEFAULT, read from the catalog
+        values.append(value)
+    rows = SQL("json_array_elements(CASE WHEN json_typeof(_pgrst_b.j) = 'array' THEN _pgrst_b.j ELSE json_build_array(_pgrst_b.j) END)")
+    stmt = SQL("INSERT INTO {t} AS {a} ({cols}) SELECT {vals} FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j),"
+               " LATERAL json_populate_record(NULL::{t}, _pgrst_e.j) AS _pgrst_r").format(
+        t=qtable, a=Id(alias), cols=SQL(", ").join(Id(c) for c in columns), vals=SQL(", ").join(values),
+        body=params.add(body), rows=rows)
+    if not columns:
+        stmt = SQL("INSERT INTO {t} AS {a} SELECT FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j)").format(
+            t=qtable, a=Id(alias), body=params.add(body), rows=rows)
+        stmt = SQL("INSERT INTO {t} AS {a} DEFAULT VALUES").format(t=qtable, a=Id(alias)) if body.strip() in ("{}", "[{}]") else stmt
+    if resolution:
+        target = on_conflict or table.pk
+        if not target:
+            raise errors.ApiError(400, "PGRST100", "Upsert needs a primary key or on_conflict columns",
+                                  f"'{table.name}' has no primary key")
+        conflict = SQL(" ON CONFLICT ({})").format(SQL(", ").join(Id(c) for c in target))
+        if resolution == "ignore-duplicates" or not columns:
+            stmt += conflict + SQL(" DO NOTHING")
+        else:
+            stmt += conflict + SQL(" DO UPDATE SET ") + SQL(", ").join(
+                SQL("{} = EXCLUDED.{}").format(Id(c), Id(c)) for c in columns)
+    if returning:
+        stmt += SQL(" RETURNING {}.*").format(Id(alias))
+    return stmt
+
+
+def update_sql(table: Table, node: ReadNode, columns: list[str], body: str, params: Params, returning: bool) -> sql.Composable:
+    qtable = SQL("{}.{}").format(Id(table.schema), Id(table.name))
+    for c in columns:
+        if c not in table.columns:
+            raise errors.column_not_found(table.name, c)
+    sets = SQL(", ").join(SQL("{} = _pgrst_r.{}").format(Id(c), Id(c)) for c in columns)
+    where = node_where(node, params)
+    where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
+    stmt = SQL("UPDATE {t} AS {a} SET {sets} FROM (SELECT * FROM json_populate_record(NULL::{t}, {body}::json)) AS _pgrst_r{where}").format(
+        t=qtable, a=Id(node.alias), sets=sets, body=params.add(body), where=where_sql)
+    if returning:
+        stmt += SQL(" RETURNING {}.*").format(Id(node.alias))
+    return stmt
+
+
+def delete_sql(table: Table, node: ReadNode, params: Params, returning: bool) -> sql.Composable:
+    where = node_where(node, params)
+    where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
+    stmt = SQL("DELETE FROM {}.{} AS {}{}").format(Id(table.schema), Id(table.name), Id(node.alias), where_sql)
+    if returning:
+        stmt += SQL(" RETURNING {}.*").format(Id(node.alias))
+    return stmt
+
+
+# -- rpc ------------------------------------------------------------------------------------
+
+def call_source(fn: Function, alias: str, arg_names: list[str], args_json: str | None, single_json: str | None,
+                params: Params) -> tuple[sql.Composable, list[sql.Composable]]:
+    """(FROM item calling the function, CTEs). Arguments are typed by the function's signature."""
+    qfn = SQL("{}.{}").format(Id(fn.schema), Id(fn.name))
+    if single_json is not None:
+        return SQL("{}({}::{}) AS {}").format(qfn, params.add(single_json), catalog_type(fn.params[0].type), Id(alias)), []
+    if not arg_names:
+        return SQL("{}() AS {}").format(qfn, Id(alias)), []
+    by_name = {p.name: p for p in fn.params}
+    decl = SQL(", ").join(SQL("{} {}").format(Id(n), catalog_type(by_name[n].type)) for n in arg_names)
+    cte = SQL("_pgrst_args AS (SELECT * FROM json_to_record({}::json) AS _({}))").format(params.add(args_json), decl)
+    call_args = SQL(", ").join(
+        SQL("VARIADIC {} := _pgrst_args.{}" if by_name[n].mode == "v" else "{} := _pgrst_args.{}").format(Id(n), Id(n))
+        for n in arg_names)
+    return SQL("_pgrst_args, LATERAL {}({}) AS {}").format(qfn, call_args, Id(alias)), [cte]

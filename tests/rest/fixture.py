@@ -1,0 +1,38 @@
+"""The REST tests' fixture schema (fixture.sql): loaded once into a test database, then
+waited for until the server's schema cache has it (the DDL event trigger reloads it)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+
+SQL_FILE = Path(__file__).with_name("fixture.sql")
+
+
+def load(database_url: str) -> None:
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("select pg_advisory_lock(4242)")
+        try:
+            if conn.execute("select to_regclass('public.fx_books')").fetchone()[0] is None:
+                conn.execute(SQL_FILE.read_text())
+        finally:
+            conn.execute("select pg_advisory_unlock(4242)")
+
+
+def wait_visible(url: str, apikey: str, table: str = "fx_books", timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = httpx.get(f"{url}/rest/v1/{table}?limit=0", headers={"apikey": apikey})
+        if r.status_code == 200:
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"{table} never appeared in the schema cache")
+
+
+if __name__ == "__main__":  # used by the Node suites: python -m tests.rest.fixture DATABASE_URL URL KEY
+    load(sys.argv[1])
+    wait_visible(sys.argv[2], sys.argv[3])
