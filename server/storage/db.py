@@ -10,7 +10,8 @@ from psycopg import AsyncConnection, sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-BUCKET_COLUMNS = ("id, name, owner, public, file_size_limit, allowed_mime_types, type, created_at, updated_at")
+# owner: '' rather than null, as storage3's Bucket model requires a string.
+BUCKET_COLUMNS = ("id, name, coalesce(owner::text, '') as owner, public, file_size_limit, allowed_mime_types, type, created_at, updated_at")
 OBJECT_COLUMNS = ("id, bucket_id, name, owner, owner_id, version, metadata, user_metadata,"
                   " created_at, updated_at, last_accessed_at")
 BUCKET_SORT = {"id", "name", "created_at", "updated_at"}
