@@ -17,7 +17,7 @@ language sql stable
 set search_path = ''
 as $$
   select app_private.caller_is_privileged()
-      or (uid is not null and uid = auth.uid())
+      or coalesce(uid = auth.uid(), false)
       or app_private.is_admin(auth.uid())
 $$;
 
