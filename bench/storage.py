@@ -1,0 +1,182 @@
+"""Storage throughput and memory, as ratios measured in one run.
+
+    .venv/bin/python bench/storage.py [--size-mb 100] [--big-mb 1024]
+
+Prints download MB/s of a 100 MB object divided by reading the same file from disk,
+upload MB/s divided by writing the same file to disk, and the server's peak RSS growth
+while a 1 GB object is uploaded (aims: download >= 0.5, RSS growth < 50 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests import harness  # noqa: E402
+
+MB = 1024 * 1024
+CHUNK = MB
+
+
+def file_chunks(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as handle:
+        while block := handle.read(CHUNK):
+            yield block
+
+
+def disk_read(path: Path) -> float:
+    start = time.perf_counter()
+    for _ in file_chunks(path):
+        pass
+    return time.perf_counter() - start
+
+
+def disk_write(path: Path, target: Path) -> float:
+    start = time.perf_counter()
+    with open(target, "wb") as out:
+        for block in file_chunks(path):
+            out.write(block)
+        out.flush()
+    elapsed = time.perf_counter() - start
+    target.unlink()
+    return elapsed
+
+
+def make_file(path: Path, size_mb: int) -> None:
+    block = os.urandom(MB)
+    with open(path, "wb") as out:
+        for _ in range(size_mb):
+            out.write(block)
+
+
+def server_rss(process: psutil.Process) -> int:
+    procs = [process, *process.children(recursive=True)]
+    total = 0
+    for proc in procs:
+        try:
+            total += proc.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def upload(client: httpx.Client, headers: dict[str, str], name: str, path: Path) -> float:
+    start = time.perf_counter()
+    response = client.post(f"/storage/v1/object/bench/{name}", content=file_chunks(path),
+                           headers={**headers, "content-type": "application/octet-stream",
+                                    "content-length": str(path.stat().st_size)})
+    elapsed = time.perf_counter() - start
+    response.raise_for_status()
+    return elapsed
+
+
+def download(client: httpx.Client, headers: dict[str, str], name: str) -> tuple[float, int]:
+    """Timed with curl when present: httpx's own reading would be the bottleneck measured."""
+    url = f"{str(client.base_url).rstrip('/')}/storage/v1/object/bench/{name}"
+    curl = shutil.which("curl")
+    start = time.perf_counter()
+    if curl:
+        out = subprocess.run([curl, "-sf", "-o", "/dev/null", "-w", "%{size_download}",
+                              *[a for k, v in headers.items() for a in ("-H", f"{k}: {v}")], url],
+                             capture_output=True, text=True, check=True)
+        return time.perf_counter() - start, int(out.stdout)
+    received = 0
+    with client.stream("GET", url, headers=headers) as response:
+        response.raise_for_status()
+        for block in response.iter_raw(CHUNK):
+            received += len(block)
+    return time.perf_counter() - start, received
+
+
+def fresh_database(owner_url: str, project_dir: Path) -> str:
+    import psycopg
+    from psycopg import sql
+
+    from server.db.project import migrate
+
+    name = harness.unique_name("bench_storage")
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    url = harness.with_database(owner_url, name)
+    project_dir.mkdir(parents=True, exist_ok=True)
+    migrate(harness.base_settings(url, project_dir=project_dir), url)
+    return url
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size-mb", type=int, default=100)
+    parser.add_argument("--big-mb", type=int, default=1024)
+    args = parser.parse_args()
+
+    work = harness.scratch_dir("supalite-bench-storage-")
+    clusters = harness.session_cluster()
+    owner_url = next(clusters)
+    server = None
+    try:
+        # Platform schema only (an empty project dir): the bench needs no app tables.
+        database_url = fresh_database(owner_url, work / "project")
+        server = harness.start_server(database_url, args=["--no-migrate"], data_dir=work / "data", extra_env={
+            "SUPALITE_FILE_SIZE_LIMIT": str((max(args.big_mb, args.size_mb) + 16) * MB), "SUPALITE_PROJECT_DIR": str(work / "project")})
+        headers = {"apikey": server.service_key, "Authorization": f"Bearer {server.service_key}"}
+        sample = work / "sample.bin"
+        make_file(sample, args.size_mb)
+        with httpx.Client(base_url=server.url, timeout=600) as client:
+            client.post("/storage/v1/bucket", json={"name": "bench"}, headers=headers).raise_for_status()
+            disk_read(sample)  # warm the page cache for both sides alike
+            read_s = min(disk_read(sample) for _ in range(3))
+            write_s = min(disk_write(sample, work / "copy.bin") for _ in range(2))
+            up_s = min(upload(client, {**headers, "x-upsert": "true"}, "sample.bin", sample) for _ in range(2))
+            down_s, received = min(download(client, headers, "sample.bin") for _ in range(3))
+            assert received == sample.stat().st_size
+            size = args.size_mb
+            print(f"disk read      {size / read_s:9.1f} MB/s")
+            print(f"download       {size / down_s:9.1f} MB/s   ratio {read_s / down_s:.2f} (aim >= 0.5)")
+            print(f"disk write     {size / write_s:9.1f} MB/s")
+            print(f"upload         {size / up_s:9.1f} MB/s   ratio {write_s / up_s:.2f}")
+            sample.unlink()
+
+            big = work / "big.bin"
+            make_file(big, args.big_mb)
+            process = psutil.Process(server.process.pid)
+            baseline = server_rss(process)
+            peak = baseline
+            done = threading.Event()
+
+            def sample_rss() -> None:
+                nonlocal peak
+                while not done.is_set():
+                    peak = max(peak, server_rss(process))
+                    time.sleep(0.02)
+
+            sampler = threading.Thread(target=sample_rss, daemon=True)
+            sampler.start()
+            big_s = upload(client, headers, "big.bin", big)
+            done.set()
+            sampler.join()
+            print(f"{args.big_mb} MB upload  {args.big_mb / big_s:9.1f} MB/s   "
+                  f"peak RSS growth {(peak - baseline) / MB:.1f} MB (aim < 50)")
+    finally:
+        if server:
+            server.stop()
+        try:
+            next(clusters)
+        except StopIteration:
+            pass
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
