@@ -95,6 +95,10 @@ def find_relationship(cache: SchemaCache, parent: Table, embed: EmbedItem) -> Re
         direct = [r for r in candidates if r.junction is None]
         if hint is not None and len(direct) == 1 and len(candidates) > len(direct):
             return direct[0]
+        # a column hint names the FK column on this side first (self references: many-to-one)
+        by_own_col = [r for r in direct if [a for a, _ in r.columns] == [hint]]
+        if hint is not None and len(by_own_col) == 1:
+            return by_own_col[0]
         raise errors.ApiError(
             300, "PGRST201",
             f"Could not embed because more than one relationship was found for '{parent.name}' and '{name}'",
