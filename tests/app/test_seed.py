@@ -41,3 +41,14 @@ def test_seed_refuses_production(database_url: str):
     settings = harness.base_settings(database_url, jwt_secret="a-real-production-secret-of-32-characters!")
     with pytest.raises(ConfigError, match="production"):
         run_seed(settings, database_url)
+
+
+def test_serve_seed_prints_the_demo_accounts(database_url: str):
+    server = harness.start_server(database_url, args=["--no-migrate", "--seed"],
+                                  data_dir=harness.scratch_dir("seed-serve-"),
+                                  extra_env={"SUPALITE_APP_OWNER_EMAIL": "owner@example.com"})
+    try:
+        log = server.log()
+        assert "demo data seeded" in log and "owner@example.com / admin-demo-123" in log
+    finally:
+        server.stop()
