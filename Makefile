@@ -8,8 +8,11 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 TEST_STAMP := $(VENV)/.test-installed
 JS_TEST_STAMP := tests/js/node_modules/.installed
 NPM_CI := npm ci --no-audit --no-fund --loglevel=error
+WEB_STAMP := web/node_modules/.installed
+WEB_BUILD := web/dist/index.html
+WEB_SOURCES := $(shell find web/src web/public web/scripts -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json
 
-.PHONY: run test setup setup-test bench clean-data help
+.PHONY: run test setup setup-test bench clean-data help web test-web screenshots
 
 help:
 	@echo "make run    serve the product on http://127.0.0.1:8000"
@@ -31,6 +34,28 @@ $(JS_TEST_STAMP): tests/js/package.json tests/js/package-lock.json
 	cd tests/js && $(NPM_CI)
 	touch $@
 
+# The web app: npm ci when the lock file changes, a build when a web source changes.
+$(WEB_STAMP): web/package.json web/package-lock.json
+	cd web && $(NPM_CI)
+	touch $@
+
+$(WEB_BUILD): $(WEB_STAMP) $(WEB_SOURCES)
+	cd web && npm run build
+
+web: $(WEB_BUILD)
+
+# vitest: the web app's pure logic (validation, formatting, statuses, embed URLs).
+test-web: $(WEB_STAMP)
+	cd web && npm test
+
+# Headless Chromium from Debian, never a downloaded browser.
+/usr/bin/chromium:
+	apt-get install -y chromium || (apt-get update && apt-get install -y chromium)
+
+# Screenshots of every screen at 375 px and 1280 px, against a seeded server.
+screenshots: setup-test $(WEB_BUILD) /usr/bin/chromium
+	$(BIN)/python scripts/screenshots.py
+
 setup: $(RUNTIME_STAMP)
 
 setup-test: $(TEST_STAMP) $(JS_TEST_STAMP)
@@ -40,10 +65,11 @@ setup-test: $(TEST_STAMP) $(JS_TEST_STAMP)
 run: export SUPALITE_APP_OWNER_EMAIL ?= admin@example.com
 run: export SUPALITE_APP_CONTACT_ADMIN_EMAIL ?= prof@example.com
 
-run: setup
+run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed
 
-test: setup-test
+test: setup-test $(WEB_BUILD) /usr/bin/chromium
+	cd web && npm test
 	$(BIN)/pytest
 
 bench: setup-test

@@ -1,0 +1,34 @@
+import { createBrowserRouter, type RouteObject } from "react-router-dom";
+import { RootLayout } from "@/components/layout/root-layout";
+
+// Every screen is its own lazy chunk; only the shell is in the initial bundle.
+const lazy = (load: () => Promise<{ default: React.ComponentType }>): Pick<RouteObject, "lazy"> => ({
+  lazy: async () => ({ Component: (await load()).default }),
+});
+
+export const routes: RouteObject[] = [
+  {
+    element: <RootLayout />,
+    children: [
+      { path: "/", ...lazy(() => import("./routes/home")) },
+      { path: "/connexion", ...lazy(() => import("./routes/login")) },
+      { path: "/inscription", ...lazy(() => import("./routes/register")) },
+      { path: "/mot-de-passe-oublie", ...lazy(() => import("./routes/forgot-password")) },
+      { path: "/livres", ...lazy(() => import("./routes/books")) },
+      { path: "/cours", ...lazy(() => import("./routes/courses")) },
+      { path: "/course/:courseId", ...lazy(() => import("./routes/course")) },
+      { path: "/cours-detail/:id", ...lazy(() => import("./routes/course-detail")) },
+      { path: "/video/:contentId", ...lazy(() => import("./routes/video")) },
+      { path: "/compte", ...lazy(() => import("./routes/account")) },
+      { path: "/messages", ...lazy(() => import("./routes/messages")) },
+      { path: "/contact", ...lazy(() => import("./routes/contact")) },
+      { path: "/mentions-legales", ...lazy(() => import("./routes/legal-notice")) },
+      { path: "/politique-confidentialite", ...lazy(() => import("./routes/privacy")) },
+      // The back-office (admin screens) mounts here; until then its guard applies.
+      { path: "/admin/*", ...lazy(() => import("./routes/admin")) },
+      { path: "*", ...lazy(() => import("./routes/not-found")) },
+    ],
+  },
+];
+
+export const router = createBrowserRouter(routes);

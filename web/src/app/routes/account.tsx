@@ -1,0 +1,250 @@
+import * as React from "react";
+import { Navigate, useNavigate } from "react-router-dom";
+import { useForm } from "react-hook-form";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { toast } from "sonner";
+import { CalendarIcon, Loader2Icon, LogOutIcon, MailIcon, AlertTriangleIcon } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { NativeSelect } from "@/components/ui/native-select";
+import { Alert, AlertDescription } from "@/components/ui/alert";
+import { FormField } from "@/components/form-field";
+import { PageContainer, PageSpinner } from "@/components/layout/page-states";
+import { useAuth } from "@/features/auth/hooks/auth-context";
+import { updatePassword } from "@/features/auth/api/auth";
+import { PasswordInput } from "@/features/auth/components/password-input";
+import { newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth/lib/schemas";
+import { updateAuthFullName, updateFullName, updateLearnerDetails } from "@/features/profile/api/profile";
+import { subscriptionStatus } from "@/features/profile/lib/subscription";
+import { DevicesCard } from "@/features/sessions/components/devices-card";
+import { formatDateFr } from "@/lib/format";
+import { useDocumentTitle } from "@/lib/use-document-title";
+
+export default function Account() {
+  useDocumentTitle("Mon compte");
+  const { loading, user, profile, isAdmin, signOut } = useAuth();
+  const navigate = useNavigate();
+  if (loading) return <PageSpinner />;
+  if (!user) return <Navigate to="/connexion" replace />;
+
+  const name = profile?.full_name || (user.user_metadata?.full_name as string | undefined) || user.email || "";
+  const level = STUDENT_LEVELS.find((l) => l.value === profile?.student_role)?.label ?? "student";
+
+  const logout = async () => {
+    try {
+      await signOut();
+      toast.success("Déconnexion réussie");
+      navigate("/");
+    } catch {
+      toast.error("Erreur lors de la déconnexion");
+    }
+  };
+
+  return (
+    <PageContainer className="max-w-5xl">
+      <h1 className="mb-6 text-3xl font-bold tracking-tight">Mon compte</h1>
+      <div className="grid gap-6 lg:grid-cols-[300px_1fr]">
+        <Card className="h-fit">
+          <CardContent className="flex flex-col items-center gap-3 text-center">
+            <span className="bg-primary text-primary-foreground flex size-20 items-center justify-center rounded-full text-2xl font-bold uppercase" aria-hidden>
+              {name.slice(0, 1)}
+            </span>
+            <div className="min-w-0 max-w-full">
+              <p className="truncate text-lg font-semibold">{name}</p>
+              <p className="text-muted-foreground flex items-center justify-center gap-1 truncate text-sm">
+                <MailIcon className="size-3.5 shrink-0" aria-hidden /> {user.email}
+              </p>
+            </div>
+            <div className="flex flex-wrap justify-center gap-2">
+              <Badge variant="secondary">{level}</Badge>
+              {isAdmin && <Badge>Admin</Badge>}
+            </div>
+            {profile?.created_at && (
+              <p className="text-muted-foreground flex items-center gap-1 text-xs">
+                <CalendarIcon className="size-3.5" aria-hidden /> Membre depuis le {formatDateFr(profile.created_at)}
+              </p>
+            )}
+            <Button variant="outline" className="mt-2 w-full" onClick={() => void logout()}>
+              <LogOutIcon aria-hidden /> Déconnexion
+            </Button>
+          </CardContent>
+        </Card>
+
+        <div className="min-w-0 space-y-6">
+          <Tabs defaultValue="info">
+            <TabsList className="w-full sm:w-fit">
+              <TabsTrigger value="info">Informations</TabsTrigger>
+              <TabsTrigger value="password">Mot de passe</TabsTrigger>
+              <TabsTrigger value="subscription">Abonnements</TabsTrigger>
+            </TabsList>
+            <TabsContent value="info">
+              <InfoTab />
+            </TabsContent>
+            <TabsContent value="password">
+              <PasswordTab />
+            </TabsContent>
+            <TabsContent value="subscription">
+              <SubscriptionTab />
+            </TabsContent>
+          </Tabs>
+          <DevicesCard />
+        </div>
+      </div>
+    </PageContainer>
+  );
+}
+
+function InfoTab() {
+  const { user, profile, refreshProfile } = useAuth();
+  const [values, setValues] = React.useState({ full_name: "", country: "", whatsapp_number: "", student_role: "debutant" });
+  const [saving, setSaving] = React.useState(false);
+  React.useEffect(() => {
+    if (profile)
+      setValues({ full_name: profile.full_name ?? "", country: profile.country ?? "", whatsapp_number: profile.whatsapp_number ?? "", student_role: profile.student_role ?? "debutant" });
+  }, [profile]);
+  if (!user) return null;
+  if (!profile)
+    return (
+      <Card>
+        <CardContent className="text-muted-foreground py-6 text-sm">Chargement du profil...</CardContent>
+      </Card>
+    );
+
+  const save = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setSaving(true);
+    try {
+      await updateFullName(user.id, values.full_name);
+      await updateLearnerDetails(user.id, values);
+      await updateAuthFullName(values.full_name).catch(() => undefined);
+      await refreshProfile();
+      toast.success("Profil mis à jour avec succès");
+    } catch {
+      toast.error("Erreur lors de la mise à jour du profil");
+    } finally {
+      setSaving(false);
+    }
+  };
+  const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Informations personnelles</CardTitle>
+        <CardDescription>Mettez à jour vos informations. L'email ne peut pas être modifié.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={save} className="grid gap-4 sm:grid-cols-2">
+          <FormField id="acc-email" label="Email">
+            <Input id="acc-email" value={user.email ?? ""} disabled readOnly />
+          </FormField>
+          <FormField id="acc-name" label="Nom complet">
+            <Input id="acc-name" value={values.full_name} onChange={set("full_name")} autoComplete="name" />
+          </FormField>
+          <FormField id="acc-country" label="Pays">
+            <Input id="acc-country" value={values.country} onChange={set("country")} autoComplete="country-name" />
+          </FormField>
+          <FormField id="acc-whatsapp" label="Numéro WhatsApp">
+            <Input id="acc-whatsapp" type="tel" value={values.whatsapp_number} onChange={set("whatsapp_number")} />
+          </FormField>
+          <FormField id="acc-level" label="Niveau d'anglais">
+            <NativeSelect id="acc-level" value={values.student_role} onChange={set("student_role")}>
+              {STUDENT_LEVELS.map((l) => (
+                <option key={l.value} value={l.value}>
+                  {l.label}
+                </option>
+              ))}
+            </NativeSelect>
+          </FormField>
+          <div className="flex items-end sm:justify-end">
+            <Button type="submit" disabled={saving}>
+              {saving && <Loader2Icon className="animate-spin" aria-hidden />} Enregistrer
+            </Button>
+          </div>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}
+
+function PasswordTab() {
+  const form = useForm<NewPasswordValues>({ resolver: zodResolver(newPasswordSchema), defaultValues: { password: "", confirmPassword: "" } });
+  const { errors, isSubmitting } = form.formState;
+  const onSubmit = form.handleSubmit(async ({ password }) => {
+    try {
+      await updatePassword(password);
+      form.reset();
+      toast.success("Mot de passe mis à jour avec succès");
+    } catch (e) {
+      toast.error("Erreur lors de la mise à jour du mot de passe", { description: e instanceof Error ? e.message : undefined });
+    }
+  });
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Changer le mot de passe</CardTitle>
+        <CardDescription>Au moins 6 caractères.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={onSubmit} noValidate className="grid max-w-md gap-4">
+          <FormField id="new-password" label="Nouveau mot de passe" error={errors.password?.message}>
+            <PasswordInput id="new-password" autoComplete="new-password" aria-invalid={!!errors.password} {...form.register("password")} />
+          </FormField>
+          <FormField id="confirm-password" label="Confirmer le mot de passe" error={errors.confirmPassword?.message}>
+            <PasswordInput id="confirm-password" autoComplete="new-password" aria-invalid={!!errors.confirmPassword} {...form.register("confirmPassword")} />
+          </FormField>
+          <Button type="submit" className="w-fit" disabled={isSubmitting}>
+            {isSubmitting && <Loader2Icon className="animate-spin" aria-hidden />} Mettre à jour
+          </Button>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}
+
+function SubscriptionTab() {
+  const { profile } = useAuth();
+  if (!profile) return null;
+  const status = subscriptionStatus(profile.paid, profile.expire_date);
+  const variant = status.kind === "active" || status.kind === "unlimited" ? "success" : status.kind === "expired" ? "destructive" : "secondary";
+  const banner = status.kind === "unpaid" ? "Vous n'avez pas encore effectué de paiement." : status.kind === "expired" ? "Votre abonnement a expiré." : status.banner;
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Abonnement</CardTitle>
+        <CardDescription>Le statut de votre abonnement et sa date d'expiration.</CardDescription>
+      </CardHeader>
+      <CardContent className="space-y-4">
+        {banner && (
+          <Alert variant={status.kind === "active" ? "warning" : "destructive"}>
+            <AlertTriangleIcon aria-hidden />
+            <AlertDescription>{banner}</AlertDescription>
+          </Alert>
+        )}
+        <dl className="grid gap-4 sm:grid-cols-2">
+          <div className="rounded-lg border p-4">
+            <dt className="text-muted-foreground text-xs uppercase">Statut</dt>
+            <dd className="mt-1">
+              <Badge variant={variant} data-testid="subscription-status">{status.label}</Badge>
+            </dd>
+          </div>
+          <div className="rounded-lg border p-4">
+            <dt className="text-muted-foreground text-xs uppercase">Jours restants</dt>
+            <dd className="mt-1 font-semibold">{status.kind === "active" ? status.daysLabel : status.kind === "unlimited" ? "Illimité" : status.kind === "expired" ? status.daysLabel : "—"}</dd>
+          </div>
+          <div className="rounded-lg border p-4">
+            <dt className="text-muted-foreground text-xs uppercase">Date de paiement</dt>
+            <dd className="mt-1 font-semibold">{formatDateFr(profile.date_paid) || "—"}</dd>
+          </div>
+          <div className="rounded-lg border p-4">
+            <dt className="text-muted-foreground text-xs uppercase">Date d'expiration</dt>
+            <dd className="mt-1 font-semibold">{formatDateFr(profile.expire_date) || (profile.paid ? "Illimité" : "—")}</dd>
+          </div>
+        </dl>
+      </CardContent>
+    </Card>
+  );
+}

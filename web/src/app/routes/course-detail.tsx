@@ -1,0 +1,133 @@
+import * as React from "react";
+import { Link, useParams } from "react-router-dom";
+import { ArrowLeftIcon, DownloadIcon, EyeIcon, ImageIcon, PlayIcon } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Badge } from "@/components/ui/badge";
+import { Skeleton } from "@/components/ui/skeleton";
+import { EmptyState, ErrorPanel, PageContainer } from "@/components/layout/page-states";
+import { useAuth } from "@/features/auth/hooks/auth-context";
+import { useCourse } from "@/features/courses/hooks/use-course";
+import { VisibilityBadge } from "@/features/courses/components/course-card";
+import { ContactDialog } from "@/features/contact/components/contact-dialog";
+import { useContentDownload } from "@/features/lessons/components/lesson-player";
+import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { formatFileSize } from "@/lib/format";
+import { useDocumentTitle } from "@/lib/use-document-title";
+
+export default function CourseDetail() {
+  const { id } = useParams();
+  const { user } = useAuth();
+  const { status, course, hasAccess, content, contentError, viewed, completed, reload } = useCourse(id);
+  const { busy, download } = useContentDownload();
+  const [contactOpen, setContactOpen] = React.useState(false);
+  useDocumentTitle(course?.title ?? "Contenu du cours");
+
+  if (status === "loading")
+    return (
+      <PageContainer className="max-w-4xl">
+        <div className="space-y-4" role="status" aria-label="Chargement du cours">
+          <Skeleton className="h-9 w-2/3" />
+          <Skeleton className="h-4 w-full" />
+          {Array.from({ length: 4 }, (_, i) => (
+            <Skeleton key={i} className="h-20 w-full" />
+          ))}
+        </div>
+      </PageContainer>
+    );
+
+  if (status !== "loaded" || !course)
+    return (
+      <PageContainer>
+        <ErrorPanel
+          title={status === "error" ? "Error loading course content" : "Cours non trouvé"}
+          action={
+            <div className="flex gap-2">
+              {status === "error" && <Button variant="outline" onClick={reload}>Réessayer</Button>}
+              <Button asChild>
+                <Link to="/cours">Retour aux cours</Link>
+              </Button>
+            </div>
+          }
+        />
+      </PageContainer>
+    );
+
+  return (
+    <PageContainer className="max-w-4xl">
+      <Button asChild variant="ghost" size="sm" className="-ml-2 mb-4">
+        <Link to={`/course/${course.id}`}>
+          <ArrowLeftIcon aria-hidden /> Retour
+        </Link>
+      </Button>
+      <div className="mb-8 space-y-3">
+        <VisibilityBadge visibility={course.visibility} wording="privacy" />
+        <h1 className="text-3xl font-bold tracking-tight">{course.title}</h1>
+        <p className="text-muted-foreground whitespace-pre-line">{course.description || "Pas de description disponible."}</p>
+      </div>
+
+      {!user || !hasAccess ? (
+        <ErrorPanel
+          title={user ? "Accès réservé" : "Connexion requise"}
+          description={user ? "Vous n'avez pas encore accès à ce cours." : "Connectez-vous pour voir le contenu de ce cours."}
+          action={user ? <Button onClick={() => setContactOpen(true)}>Accéder au cours</Button> : <Button asChild><Link to="/connexion">Connexion</Link></Button>}
+        />
+      ) : contentError ? (
+        <ErrorPanel title="Failed to load content" description={contentError} action={<Button variant="outline" onClick={reload}>Réessayer</Button>} />
+      ) : content.length === 0 ? (
+        <EmptyState title="Aucun contenu disponible dans ce cours." />
+      ) : (
+        <ol className="space-y-3">
+          {content.map((item, i) => {
+            const Icon = fileTypeIcon(item.file_type);
+            return (
+              <li key={item.id} className="bg-card flex flex-col gap-3 rounded-xl border p-4 sm:flex-row sm:items-center">
+                <div className="flex min-w-0 flex-1 items-start gap-3">
+                  <span className="bg-accent text-primary flex size-10 shrink-0 items-center justify-center rounded-lg">
+                    <Icon className="size-5" aria-hidden />
+                  </span>
+                  <div className="min-w-0">
+                    <p className="font-medium">
+                      <span className="text-muted-foreground mr-1">{i + 1}.</span> {item.title}
+                    </p>
+                    <div className="mt-1 flex flex-wrap items-center gap-2">
+                      <Badge variant="secondary">{fileTypeLabel(item.file_type)}</Badge>
+                      {(viewed.has(item.id) || completed.has(item.id)) && (
+                        <Badge variant="outline" className="border-blue-300 text-blue-700 dark:text-blue-300">
+                          <EyeIcon aria-hidden /> Vu
+                        </Badge>
+                      )}
+                      {item.file_size ? <span className="text-muted-foreground text-xs">{formatFileSize(item.file_size)}</span> : null}
+                    </div>
+                    {item.description && <p className="text-muted-foreground mt-1 line-clamp-2 text-sm">{item.description}</p>}
+                  </div>
+                </div>
+                <div className="flex gap-2 sm:shrink-0">
+                  {item.file_type === "video" && (
+                    <Button asChild size="sm">
+                      <Link to={`/video/${item.id}`}>
+                        <PlayIcon aria-hidden /> Regarder
+                      </Link>
+                    </Button>
+                  )}
+                  {item.file_type === "image" && (
+                    <Button asChild size="sm" variant="secondary">
+                      <Link to={`/video/${item.id}`}>
+                        <ImageIcon aria-hidden /> Voir l'image
+                      </Link>
+                    </Button>
+                  )}
+                  {item.file_path && (
+                    <Button size="sm" variant="outline" onClick={() => void download(item)} disabled={busy}>
+                      <DownloadIcon aria-hidden /> Télécharger
+                    </Button>
+                  )}
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      <ContactDialog open={contactOpen} onOpenChange={setContactOpen} courseTitle={course.title} email={user?.email} />
+    </PageContainer>
+  );
+}

@@ -1,0 +1,226 @@
+import * as React from "react";
+import { Link, useParams } from "react-router-dom";
+import { toast } from "sonner";
+import { ArrowLeftIcon, ArrowRightIcon, ExternalLinkIcon, ListVideoIcon, LockIcon, LogInIcon, PartyPopperIcon } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Progress } from "@/components/ui/progress";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
+import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
+import { useAuth } from "@/features/auth/hooks/auth-context";
+import { useCourse } from "@/features/courses/hooks/use-course";
+import { recordView } from "@/features/courses/api/courses";
+import { courseProgress } from "@/features/courses/lib/progress";
+import { CourseCover, VisibilityBadge } from "@/features/courses/components/course-card";
+import { LessonCarousel } from "@/features/courses/components/lesson-carousel";
+import { LessonPlayer } from "@/features/lessons/components/lesson-player";
+import { fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { CommentsPanel } from "@/features/comments/components/comments-panel";
+import { ContactDialog } from "@/features/contact/components/contact-dialog";
+import { formatDateTimeFr } from "@/lib/format";
+import { useDocumentTitle } from "@/lib/use-document-title";
+
+export default function CoursePage() {
+  const { courseId } = useParams();
+  const { user } = useAuth();
+  const data = useCourse(courseId);
+  const { status, course, hasAccess, content, contentError, completed, viewed, markViewed } = data;
+  const [selectedId, setSelectedId] = React.useState<string | null>(null);
+  const [contactOpen, setContactOpen] = React.useState(false);
+  useDocumentTitle(course?.title ?? (status === "not-found" ? "Cours non trouvé" : "Cours"));
+
+  React.useEffect(() => {
+    if (status === "error") toast.error("Failed to load course", { description: "Impossible de charger les détails du cours." });
+  }, [status]);
+  React.useEffect(() => {
+    if (contentError) toast.warning("Impossible de charger le contenu du cours.");
+  }, [contentError]);
+
+  const select = (id: string) => {
+    // Clicking the selected lesson again closes it.
+    if (id === selectedId) return setSelectedId(null);
+    setSelectedId(id);
+    if (user && !viewed.has(id)) {
+      markViewed(id);
+      void recordView(user.id, id).catch(() => undefined);
+    }
+  };
+
+  if (status === "loading") return <CourseSkeleton />;
+  if (status === "not-found" || status === "error" || !course) {
+    return (
+      <PageContainer>
+        <ErrorPanel
+          title={status === "error" ? "Impossible de charger le cours" : "Cours non trouvé"}
+          description={status === "error" ? "Impossible de charger les détails du cours." : "Ce cours n'existe pas ou n'est plus disponible."}
+          action={
+            <div className="flex gap-2">
+              {status === "error" && (
+                <Button variant="outline" onClick={data.reload}>
+                  Réessayer
+                </Button>
+              )}
+              <Button asChild>
+                <Link to="/cours">
+                  <ArrowLeftIcon aria-hidden /> Retour aux cours
+                </Link>
+              </Button>
+            </div>
+          }
+        />
+      </PageContainer>
+    );
+  }
+
+  const progress = courseProgress(content.filter((c) => completed.has(c.id)).length, content.length);
+  const selected = content.find((c) => c.id === selectedId) ?? null;
+
+  return (
+    <PageContainer className="max-w-6xl">
+      <Button asChild variant="ghost" size="sm" className="-ml-2 mb-4">
+        <Link to="/cours">
+          <ArrowLeftIcon aria-hidden /> Retour aux cours
+        </Link>
+      </Button>
+
+      <div className="grid gap-6 md:grid-cols-[1fr_280px] md:items-start">
+        <div className="space-y-3">
+          <div className="flex flex-wrap items-center gap-2">
+            <VisibilityBadge visibility={course.visibility} wording="privacy" />
+            {content.length > 0 && <span className="text-muted-foreground text-sm">{content.length} leçon{content.length > 1 ? "s" : ""}</span>}
+          </div>
+          <h1 className="text-3xl font-bold tracking-tight text-balance">{course.title}</h1>
+          <p className="text-muted-foreground leading-relaxed whitespace-pre-line">{course.description || "Pas de description disponible."}</p>
+        </div>
+        <div className="hidden overflow-hidden rounded-xl border md:block">
+          <CourseCover course={course} />
+        </div>
+      </div>
+
+      {!user && (
+        <Alert variant="info" className="mt-8">
+          <LogInIcon aria-hidden />
+          <AlertTitle>Connectez-vous pour suivre ce cours</AlertTitle>
+          <AlertDescription>
+            <p>Créez un compte ou connectez-vous pour accéder aux leçons et suivre votre progression.</p>
+            <div className="mt-3 flex flex-wrap gap-2">
+              <Button asChild size="sm">
+                <Link to="/connexion">Connexion</Link>
+              </Button>
+              <Button asChild size="sm" variant="outline">
+                <Link to="/inscription">Inscription</Link>
+              </Button>
+            </div>
+          </AlertDescription>
+        </Alert>
+      )}
+
+      {user && !hasAccess && (
+        <div className="bg-card mt-8 flex flex-col items-start gap-4 rounded-xl border p-6 sm:flex-row sm:items-center">
+          <span className="flex size-12 shrink-0 items-center justify-center rounded-full bg-amber-100 text-amber-800">
+            <LockIcon className="size-6" aria-hidden />
+          </span>
+          <div className="flex-1">
+            <p className="font-semibold">Ce cours est payant</p>
+            <p className="text-muted-foreground text-sm">Contactez le professeur pour obtenir l'accès à toutes les leçons.</p>
+          </div>
+          <Button onClick={() => setContactOpen(true)}>
+            Accéder au cours <ArrowRightIcon aria-hidden />
+          </Button>
+        </div>
+      )}
+
+      {user && hasAccess && (
+        <div className="mt-8 space-y-6">
+          <section className="bg-card space-y-4 rounded-xl border p-4 sm:p-6" aria-label="Progression">
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <h2 className="font-semibold">Votre progression</h2>
+              <div className="flex items-center gap-3">
+                <span className="text-muted-foreground text-sm" data-testid="progress-text">
+                  {progress.completed}/{progress.total} leçons · {progress.percent} %
+                </span>
+                <Button asChild variant="outline" size="sm">
+                  <Link to={`/cours-detail/${course.id}`}>
+                    <ListVideoIcon aria-hidden /> Accéder au cours
+                  </Link>
+                </Button>
+              </div>
+            </div>
+            <Progress value={progress.percent} aria-label="Progression du cours" />
+            {progress.done && (
+              <p className="flex items-center gap-2 font-semibold text-emerald-700 dark:text-emerald-400" role="status">
+                <PartyPopperIcon className="size-5" aria-hidden /> Cours terminé
+              </p>
+            )}
+            {content.length > 0 ? (
+              <>
+                <LessonCarousel lessons={content} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
+                <Legend />
+              </>
+            ) : (
+              <p className="text-muted-foreground text-sm">{contentError ? "Impossible de charger le contenu du cours." : "Aucun contenu disponible dans ce cours."}</p>
+            )}
+          </section>
+
+          {selected ? (
+            <div className="grid gap-6 lg:grid-cols-[1fr_380px]">
+              <section className="space-y-4" aria-label="Leçon">
+                <LessonPlayer content={selected} />
+                <div className="flex flex-wrap items-start justify-between gap-3">
+                  <div>
+                    <p className="text-muted-foreground text-xs font-medium uppercase">
+                      Leçon {content.indexOf(selected) + 1} · {fileTypeLabel(selected.file_type)}
+                    </p>
+                    <h2 className="text-xl font-semibold">{selected.title}</h2>
+                    <p className="text-muted-foreground text-sm">Publié le {formatDateTimeFr(selected.created_at)}</p>
+                  </div>
+                  <Button asChild variant="outline" size="sm">
+                    <Link to={`/video/${selected.id}`}>
+                      <ExternalLinkIcon aria-hidden /> Ouvrir la leçon
+                    </Link>
+                  </Button>
+                </div>
+                {selected.description && <p className="leading-relaxed whitespace-pre-line">{selected.description}</p>}
+              </section>
+              <CommentsPanel contentId={selected.id} />
+            </div>
+          ) : (
+            content.length > 0 && <p className="text-muted-foreground text-center text-sm">Sélectionnez une leçon pour la regarder.</p>
+          )}
+        </div>
+      )}
+
+      <ContactDialog open={contactOpen} onOpenChange={setContactOpen} courseTitle={course.title} email={user?.email} />
+    </PageContainer>
+  );
+}
+
+function Legend() {
+  return (
+    <ul className="text-muted-foreground flex flex-wrap gap-x-4 gap-y-1 text-xs">
+      <li className="flex items-center gap-1.5">
+        <span className="bg-muted size-3 rounded-sm border" aria-hidden /> Non vue
+      </li>
+      <li className="flex items-center gap-1.5">
+        <span className="size-3 rounded-sm bg-blue-200" aria-hidden /> Vue
+      </li>
+      <li className="flex items-center gap-1.5">
+        <span className="size-3 rounded-sm bg-emerald-500" aria-hidden /> Terminée
+      </li>
+    </ul>
+  );
+}
+
+function CourseSkeleton() {
+  return (
+    <PageContainer className="max-w-6xl" >
+      <div role="status" aria-label="Chargement du cours" className="space-y-6">
+        <Skeleton className="h-8 w-40" />
+        <Skeleton className="h-10 w-2/3" />
+        <Skeleton className="h-4 w-full" />
+        <Skeleton className="h-4 w-5/6" />
+        <Skeleton className="h-40 w-full" />
+      </div>
+    </PageContainer>
+  );
+}

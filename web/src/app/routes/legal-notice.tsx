@@ -1,0 +1,23 @@
+import { LegalPage } from "@/components/layout/legal-page";
+import { SITE_NAME, appConfig } from "@/config/app";
+import { useDocumentTitle } from "@/lib/use-document-title";
+
+export default function LegalNotice() {
+  useDocumentTitle("Mentions légales");
+  return (
+    <LegalPage title="Mentions légales" updated="1 janvier 2025">
+      <section>
+        <h2>Éditeur du site</h2>
+        <p>Le site {SITE_NAME} est édité par son fondateur, professeur d'anglais indépendant. Contact : {appConfig.contactEmail}.</p>
+      </section>
+      <section>
+        <h2>Hébergement</h2>
+        <p>Le site et ses données sont hébergés sur des serveurs situés dans l'Union européenne.</p>
+      </section>
+      <section>
+        <h2>Propriété intellectuelle</h2>
+        <p>Les livres, vidéos et contenus pédagogiques sont protégés par le droit d'auteur. Toute reproduction ou diffusion sans autorisation est interdite.</p>
+      </section>
+    </LegalPage>
+  );
+}

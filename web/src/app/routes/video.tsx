@@ -1,0 +1,182 @@
+import * as React from "react";
+import { Link, useNavigate, useParams } from "react-router-dom";
+import { toast } from "sonner";
+import { ArrowLeftIcon, CheckCircle2Icon, ChevronLeftIcon, ChevronRightIcon, DownloadIcon, EyeIcon, Loader2Icon } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Badge } from "@/components/ui/badge";
+import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
+import { useAuth } from "@/features/auth/hooks/auth-context";
+import { completedContentIds, getContentWithCourse, hasCourseAccess, listCourseContent, recordView, viewedContentIds } from "@/features/courses/api/courses";
+import { LessonPlayer, useContentDownload } from "@/features/lessons/components/lesson-player";
+import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { CommentsPanel } from "@/features/comments/components/comments-panel";
+import { formatDateTimeFr } from "@/lib/format";
+import { useDocumentTitle } from "@/lib/use-document-title";
+import { cn } from "@/lib/utils";
+import type { Course, CourseContent } from "@/types/db";
+
+type State =
+  | { kind: "loading" }
+  | { kind: "error"; message: string }
+  | { kind: "ready"; course: Course; content: CourseContent; lessons: CourseContent[]; completed: Set<string>; viewed: Set<string> };
+
+export default function VideoPage() {
+  const { contentId } = useParams();
+  const navigate = useNavigate();
+  const { user, isAdmin, loading: authLoading } = useAuth();
+  const userId = user?.id ?? null;
+  const [state, setState] = React.useState<State>({ kind: "loading" });
+  const recorded = React.useRef<Set<string>>(new Set());
+  const { busy, download } = useContentDownload();
+  useDocumentTitle(state.kind === "ready" ? state.content.title : "Leçon");
+
+  React.useEffect(() => {
+    if (authLoading) return;
+    let alive = true;
+    const fail = (message: string) => {
+      if (!alive) return;
+      setState({ kind: "error", message });
+      toast.error("Error loading content", { description: message });
+    };
+    setState({ kind: "loading" });
+    (async () => {
+      if (!contentId) return fail("Content ID is missing");
+      if (!userId) return fail("Authentication required");
+      try {
+        const item = await getContentWithCourse(contentId);
+        if (!item || !item.courses) return fail("Content not found");
+        const course = item.courses;
+        // Admins and public courses are allowed; otherwise the course-access check must pass.
+        const allowed = isAdmin || course.visibility === "public" || (await hasCourseAccess(userId, course));
+        if (!allowed) return fail("You do not have access to this content");
+        const [lessons, completed, viewed] = await Promise.all([
+          listCourseContent(userId, course).catch(() => [item as CourseContent]),
+          completedContentIds(userId, course.id).catch(() => new Set<string>()),
+          viewedContentIds(userId).catch(() => new Set<string>()),
+        ]);
+        if (!alive) return;
+        const { courses: _omit, ...content } = item;
+        void _omit;
+        setState({ kind: "ready", course, content, lessons: lessons.length ? lessons : [content], completed, viewed });
+      } catch (e) {
+        fail(e instanceof Error ? e.message : "Failed to load content");
+      }
+    })();
+    return () => {
+      alive = false;
+    };
+  }, [contentId, userId, isAdmin, authLoading]);
+
+  // Views are recorded once per lesson.
+  React.useEffect(() => {
+    if (state.kind !== "ready" || !userId) return;
+    const id = state.content.id;
+    if (recorded.current.has(id) || state.viewed.has(id)) return;
+    recorded.current.add(id);
+    void recordView(userId, id).catch(() => undefined);
+  }, [state, userId]);
+
+  if (state.kind === "loading")
+    return (
+      <PageContainer>
+        <div className="grid gap-6 lg:grid-cols-[280px_1fr]" role="status" aria-label="Chargement de la leçon">
+          <Skeleton className="hidden h-96 lg:block" />
+          <div className="space-y-4">
+            <Skeleton className="aspect-video w-full" />
+            <Skeleton className="h-7 w-1/2" />
+          </div>
+        </div>
+      </PageContainer>
+    );
+
+  if (state.kind === "error")
+    return (
+      <PageContainer>
+        <ErrorPanel
+          title={state.message}
+          description={state.message === "Authentication required" ? "Connectez-vous pour regarder cette leçon." : undefined}
+          action={
+            state.message === "Authentication required" ? (
+              <Button asChild>
+                <Link to="/connexion">Connexion</Link>
+              </Button>
+            ) : (
+              <Button variant="outline" onClick={() => navigate(-1)}>
+                <ArrowLeftIcon aria-hidden /> Retour
+              </Button>
+            )
+          }
+        />
+      </PageContainer>
+    );
+
+  const { course, content, lessons, completed, viewed } = state;
+  const index = lessons.findIndex((l) => l.id === content.id);
+  const prev = index > 0 ? lessons[index - 1] : null;
+  const next = index >= 0 && index < lessons.length - 1 ? lessons[index + 1] : null;
+
+  return (
+    <PageContainer>
+      <Button asChild variant="ghost" size="sm" className="-ml-2 mb-4">
+        <Link to={`/course/${course.id}`}>
+          <ArrowLeftIcon aria-hidden /> {course.title}
+        </Link>
+      </Button>
+      <div className="grid gap-6 lg:grid-cols-[280px_1fr]">
+        <nav aria-label="Sommaire du cours" className="bg-card order-2 h-fit rounded-xl border lg:order-1">
+          <p className="border-b px-4 py-3 text-sm font-semibold">Sommaire · {lessons.length} leçon{lessons.length > 1 ? "s" : ""}</p>
+          <ol className="max-h-[60vh] overflow-y-auto p-2">
+            {lessons.map((l, i) => {
+              const Icon = fileTypeIcon(l.file_type);
+              const active = l.id === content.id;
+              return (
+                <li key={l.id}>
+                  <Link
+                    to={`/video/${l.id}`}
+                    aria-current={active ? "page" : undefined}
+                    className={cn("flex items-center gap-2 rounded-md px-2 py-2 text-sm transition-colors", active ? "bg-primary text-primary-foreground" : "hover:bg-accent")}
+                  >
+                    <span className="w-5 shrink-0 text-center text-xs font-semibold opacity-70">{i + 1}</span>
+                    <Icon className="size-4 shrink-0" aria-hidden />
+                    <span className="min-w-0 flex-1 truncate">{l.title}</span>
+                    {completed.has(l.id) ? <CheckCircle2Icon className={cn("size-4 shrink-0", !active && "text-emerald-600")} aria-label="terminée" /> : viewed.has(l.id) ? <EyeIcon className={cn("size-4 shrink-0", !active && "text-blue-600")} aria-label="vue" /> : null}
+                  </Link>
+                </li>
+              );
+            })}
+          </ol>
+        </nav>
+
+        <div className="order-1 min-w-0 space-y-5 lg:order-2">
+          <LessonPlayer content={content} />
+          <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
+            <div className="min-w-0">
+              <div className="flex flex-wrap items-center gap-2">
+                <Badge variant="secondary">{fileTypeLabel(content.file_type)}</Badge>
+                <span className="text-muted-foreground text-xs">Leçon {index + 1} sur {lessons.length}</span>
+              </div>
+              <h1 className="mt-2 text-2xl font-bold tracking-tight">{content.title}</h1>
+              <p className="text-muted-foreground text-sm">Publié le {formatDateTimeFr(content.created_at)}</p>
+            </div>
+            {content.file_path && (
+              <Button variant="outline" onClick={() => void download(content)} disabled={busy}>
+                {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <DownloadIcon aria-hidden />} Télécharger
+              </Button>
+            )}
+          </div>
+          {content.description && <p className="leading-relaxed whitespace-pre-line">{content.description}</p>}
+          <div className="flex justify-between gap-2 border-y py-3">
+            <Button variant="outline" disabled={!prev} onClick={() => prev && navigate(`/video/${prev.id}`)}>
+              <ChevronLeftIcon aria-hidden /> Précédent
+            </Button>
+            <Button disabled={!next} onClick={() => next && navigate(`/video/${next.id}`)}>
+              Suivant <ChevronRightIcon aria-hidden />
+            </Button>
+          </div>
+          <CommentsPanel contentId={content.id} />
+        </div>
+      </div>
+    </PageContainer>
+  );
+}

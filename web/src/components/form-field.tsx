@@ -1,0 +1,18 @@
+import type { ReactNode } from "react";
+import { Label } from "@/components/ui/label";
+
+/** Label, control and the field's error message, linked for screen readers. */
+export function FormField({ id, label, error, hint, children }: { id: string; label: ReactNode; error?: string; hint?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="grid gap-2">
+      <Label htmlFor={id}>{label}</Label>
+      {children}
+      {hint && !error && <p className="text-muted-foreground text-xs">{hint}</p>}
+      {error && (
+        <p id={`${id}-error`} className="text-destructive text-sm" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

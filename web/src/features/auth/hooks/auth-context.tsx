@@ -1,0 +1,91 @@
+import * as React from "react";
+import type { Session, User } from "@supabase/supabase-js";
+import { fetchProfile, getSession, onAuthChange, signOut as apiSignOut } from "@/features/auth/api/auth";
+import { clearDeviceSessionId } from "@/features/sessions/lib/storage";
+import { appConfig } from "@/config/app";
+import type { Profile } from "@/types/db";
+
+export interface AuthState {
+  loading: boolean;
+  session: Session | null;
+  user: User | null;
+  profile: Profile | null;
+  /** True only when the profile role is 'admin'. */
+  isAdmin: boolean;
+  /** The hard-coded owner account (shown the Admin link even when not admin). */
+  isOwner: boolean;
+  refreshProfile: () => Promise<void>;
+  signOut: () => Promise<void>;
+}
+
+const AuthContext = React.createContext<AuthState | null>(null);
+
+export function AuthProvider({ children }: { children: React.ReactNode }) {
+  const [loading, setLoading] = React.useState(true);
+  const [session, setSession] = React.useState<Session | null>(null);
+  const [profile, setProfile] = React.useState<Profile | null>(null);
+  const userId = session?.user.id ?? null;
+
+  React.useEffect(() => {
+    let alive = true;
+    getSession()
+      .then((s) => alive && setSession(s))
+      .catch(() => alive && setSession(null))
+      .finally(() => alive && setLoading(false));
+    const off = onAuthChange((_event, s) => {
+      if (!alive) return;
+      setSession(s);
+      setLoading(false);
+    });
+    return () => {
+      alive = false;
+      off();
+    };
+  }, []);
+
+  // isAdmin is re-checked on each auth change and reset on sign-out or error.
+  const refreshProfile = React.useCallback(async () => {
+    if (!userId) {
+      setProfile(null);
+      return;
+    }
+    try {
+      setProfile(await fetchProfile(userId));
+    } catch {
+      setProfile(null);
+    }
+  }, [userId]);
+
+  React.useEffect(() => {
+    void refreshProfile();
+  }, [refreshProfile]);
+
+  const signOut = React.useCallback(async () => {
+    clearDeviceSessionId();
+    try {
+      await apiSignOut();
+    } finally {
+      setSession(null);
+      setProfile(null);
+    }
+  }, []);
+
+  const email = session?.user.email?.toLowerCase() ?? "";
+  const value: AuthState = {
+    loading,
+    session,
+    user: session?.user ?? null,
+    profile: profile && profile.id === userId ? profile : null,
+    isAdmin: !!profile && profile.id === userId && profile.role === "admin",
+    isOwner: !!email && email === appConfig.ownerEmail,
+    refreshProfile,
+    signOut,
+  };
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthState {
+  const ctx = React.useContext(AuthContext);
+  if (!ctx) throw new Error("useAuth outside AuthProvider");
+  return ctx;
+}

@@ -1,0 +1,20 @@
+import type { Book } from "@/types/db";
+
+export type BookCardState = "login-required" | "restricted" | "downloadable";
+
+export function bookCardState(signedIn: boolean, hasAccess: boolean): BookCardState {
+  if (!signedIn) return "login-required";
+  return hasAccess ? "downloadable" : "restricted";
+}
+
+/** Covers (books/..., courses/...) come from the public covers bucket unless already a full URL. */
+export function coverUrl(baseUrl: string, cover: string | null | undefined, bucket = "covers"): string | null {
+  if (!cover) return null;
+  if (/^https?:\/\//i.test(cover)) return cover;
+  const path = cover.replace(/^\/+/, "").split("/").map(encodeURIComponent).join("/");
+  return `${baseUrl.replace(/\/+$/, "")}/storage/v1/object/public/${bucket}/${path}`;
+}
+
+export function sortNewestFirst<T extends Pick<Book, "created_at">>(items: T[]): T[] {
+  return [...items].sort((a, b) => b.created_at.localeCompare(a.created_at));
+}

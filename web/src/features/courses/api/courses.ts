@@ -1,0 +1,104 @@
+import { supabase } from "@/lib/supabase";
+import { appConfig } from "@/config/app";
+import type { Course, CourseContent } from "@/types/db";
+import { coverUrl } from "@/features/books/lib/book";
+
+export const CONTENT_BUCKET = "course-content";
+
+/** Signed in: get_visible_courses; visitor: public courses, newest first. */
+export async function listVisibleCourses(userId: string | null): Promise<Course[]> {
+  if (userId) {
+    const { data, error } = await supabase().rpc("get_visible_courses", { user_id: userId });
+    if (error) throw error;
+    return ((data ?? []) as Course[]).sort((a, b) => (b.created_at ?? "").localeCompare(a.created_at ?? ""));
+  }
+  const { data, error } = await supabase().from("courses").select("*").eq("visibility", "public").order("created_at", { ascending: false });
+  if (error) throw error;
+  return (data ?? []) as Course[];
+}
+
+export async function getCourse(courseId: string): Promise<Course | null> {
+  const { data, error } = await supabase().from("courses").select("*").eq("id", courseId).maybeSingle();
+  if (error) {
+    // A malformed id is "not found" for the learner, not a failure.
+    if (error.code === "22P02") return null;
+    throw error;
+  }
+  return data as Course | null;
+}
+
+/** If the check fails, access falls back to true only for public courses. */
+export async function hasCourseAccess(userId: string, course: Pick<Course, "id" | "visibility">): Promise<boolean> {
+  const { data, error } = await supabase().rpc("user_has_course_access", { user_id: userId, course_id: course.id });
+  if (error) return course.visibility === "public";
+  return data === true;
+}
+
+/** Signed in: get_visible_course_content; visitor: course_content by course (public only). */
+export async function listCourseContent(userId: string | null, course: Pick<Course, "id" | "visibility">): Promise<CourseContent[]> {
+  if (userId) {
+    const { data, error } = await supabase().rpc("get_visible_course_content", { user_id: userId, course_id: course.id });
+    if (error) throw new Error(`Error fetching content: ${error.message}`);
+    return sortByOrder((data ?? []) as CourseContent[]);
+  }
+  if (course.visibility !== "public") throw new Error("Unauthorized access");
+  const { data, error } = await supabase().from("course_content").select("*").eq("course_id", course.id).order("created_at", { ascending: false });
+  if (error) throw new Error(`Error fetching content: ${error.message}`);
+  return sortByOrder((data ?? []) as CourseContent[]);
+}
+
+export function sortByOrder(items: CourseContent[]): CourseContent[] {
+  return [...items].sort((a, b) => (a.order_index ?? 0) - (b.order_index ?? 0) || a.created_at.localeCompare(b.created_at));
+}
+
+export async function getContentWithCourse(contentId: string): Promise<(CourseContent & { courses: Course | null }) | null> {
+  const { data, error } = await supabase().from("course_content").select("*, courses(*)").eq("id", contentId).maybeSingle();
+  if (error) {
+    if (error.code === "22P02") return null;
+    throw error;
+  }
+  return data as (CourseContent & { courses: Course | null }) | null;
+}
+
+/** Content ids unlocked (and completed) for the learner in a course. */
+export async function completedContentIds(userId: string, courseId: string): Promise<Set<string>> {
+  const { data, error } = await supabase().from("user_content_progress").select("content_id").eq("user_id", userId).eq("course_id", courseId);
+  if (error) throw error;
+  return new Set((data ?? []).map((r: { content_id: string }) => r.content_id));
+}
+
+export async function viewedContentIds(userId: string): Promise<Set<string>> {
+  const { data, error } = await supabase().from("content_views").select("content_id").eq("user_id", userId);
+  if (error) throw error;
+  return new Set((data ?? []).map((r: { content_id: string }) => r.content_id));
+}
+
+/** Records a view once; a duplicate (23505) is ignored. */
+export async function recordView(userId: string, contentId: string): Promise<void> {
+  const { error } = await supabase().from("content_views").insert({ user_id: userId, content_id: contentId });
+  if (error && error.code !== "23505") throw error;
+}
+
+export function courseCoverUrl(course: Pick<Course, "cover_url">): string | null {
+  return coverUrl(appConfig.supabaseUrl, course.cover_url);
+}
+
+/** Signed URL (3600 s) of a content file from course-content; public URL as fallback. */
+export async function contentDownloadUrl(contentId: string): Promise<{ url?: string; error?: string }> {
+  const { data, error } = await supabase().from("course_content").select("file_path, title").eq("id", contentId).single();
+  if (error) return { error: `Error fetching content: ${error.message}` };
+  if (!data?.file_path) return { error: "Content has no file path stored" };
+  const bucket = supabase().storage.from(CONTENT_BUCKET);
+  const { data: signed, error: signError } = await bucket.createSignedUrl(data.file_path, 3600);
+  if (!signError && signed?.signedUrl) return { url: signed.signedUrl };
+  const { data: pub } = bucket.getPublicUrl(data.file_path);
+  return pub?.publicUrl ? { url: pub.publicUrl } : { error: "Could not generate download URL" };
+}
+
+/** A viewable URL for an image lesson. */
+export async function contentImageUrl(filePath: string): Promise<string | null> {
+  if (/^https?:\/\//i.test(filePath)) return filePath;
+  const { data, error } = await supabase().storage.from(CONTENT_BUCKET).createSignedUrl(filePath, 3600);
+  if (error || !data?.signedUrl) return null;
+  return data.signedUrl;
+}

@@ -1,0 +1,106 @@
+import * as React from "react";
+import { toast } from "sonner";
+import { DownloadIcon, ImageOffIcon, Loader2Icon } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Skeleton } from "@/components/ui/skeleton";
+import { contentDownloadUrl, contentImageUrl } from "@/features/courses/api/courses";
+import { toEmbedUrl } from "@/features/lessons/lib/embed";
+import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { formatFileSize } from "@/lib/format";
+import { startDownload } from "@/lib/download";
+import type { CourseContent } from "@/types/db";
+
+/** Video (16:9 embed), image, or a download card for documents and other files. */
+export function LessonPlayer({ content }: { content: CourseContent }) {
+  if (content.file_type === "video") return <VideoFrame content={content} />;
+  if (content.file_type === "image" && content.file_path) return <LessonImage content={content} />;
+  return <FileCard content={content} />;
+}
+
+function VideoFrame({ content }: { content: CourseContent }) {
+  const src = toEmbedUrl(content.video_embed_url);
+  if (!src) {
+    return <div className="bg-muted text-muted-foreground flex aspect-video w-full items-center justify-center rounded-xl text-sm">Vidéo indisponible</div>;
+  }
+  return (
+    <div className="relative aspect-video w-full overflow-hidden rounded-xl bg-black shadow-md">
+      <iframe
+        src={src}
+        title={content.title}
+        className="absolute inset-0 size-full border-0"
+        loading="lazy"
+        allow="accelerometer; gyroscope; encrypted-media; picture-in-picture; fullscreen"
+        allowFullScreen
+      />
+    </div>
+  );
+}
+
+function LessonImage({ content }: { content: CourseContent }) {
+  const [url, setUrl] = React.useState<string | null | undefined>(undefined);
+  React.useEffect(() => {
+    let alive = true;
+    setUrl(undefined);
+    void contentImageUrl(content.file_path!).then((u) => {
+      if (!alive) return;
+      setUrl(u);
+      if (!u) toast.error("Impossible de charger l'image");
+    });
+    return () => {
+      alive = false;
+    };
+  }, [content.file_path]);
+  if (url === undefined) return <Skeleton className="aspect-video w-full rounded-xl" />;
+  if (!url)
+    return (
+      <div className="bg-muted text-muted-foreground flex aspect-video w-full flex-col items-center justify-center gap-2 rounded-xl text-sm">
+        <ImageOffIcon className="size-8" aria-hidden /> Impossible de charger l'image
+      </div>
+    );
+  return (
+    <div className="bg-muted flex w-full justify-center overflow-hidden rounded-xl">
+      <img src={url} alt={content.title} className="max-h-[70vh] w-auto object-contain" onError={() => toast.error("Impossible de charger l'image")} />
+    </div>
+  );
+}
+
+export function useContentDownload() {
+  const [busy, setBusy] = React.useState(false);
+  const download = async (content: Pick<CourseContent, "id" | "file_path" | "title">) => {
+    if (!content.file_path) {
+      toast.error("Ce contenu ne peut pas être téléchargé", { description: "Aucun fichier associé à ce contenu" });
+      return;
+    }
+    setBusy(true);
+    try {
+      const { url, error } = await contentDownloadUrl(content.id);
+      if (!url) throw new Error(error);
+      startDownload(url, content.title);
+      toast.success("Téléchargement démarré");
+    } catch (e) {
+      toast.error("Erreur de téléchargement", { description: e instanceof Error && e.message ? e.message : "Impossible de télécharger le contenu" });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, download };
+}
+
+function FileCard({ content }: { content: CourseContent }) {
+  const Icon = fileTypeIcon(content.file_type);
+  const { busy, download } = useContentDownload();
+  return (
+    <div className="bg-muted/50 flex flex-col items-center gap-4 rounded-xl border px-6 py-12 text-center">
+      <span className="bg-background text-primary flex size-16 items-center justify-center rounded-2xl border">
+        <Icon className="size-8" aria-hidden />
+      </span>
+      <div>
+        <p className="font-semibold">{content.title}</p>
+        <p className="text-muted-foreground text-sm">{[fileTypeLabel(content.file_type), formatFileSize(content.file_size)].filter(Boolean).join(" · ")}</p>
+      </div>
+      <Button onClick={() => void download(content)} disabled={busy}>
+        {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <DownloadIcon aria-hidden />} Télécharger
+      </Button>
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+import { supabase } from "@/lib/supabase";
+import { appConfig } from "@/config/app";
+import type { PrivateMessage } from "@/types/db";
+
+export interface Peer {
+  id: string;
+  full_name: string | null;
+  email?: string | null;
+}
+
+export async function countUnread(userId: string): Promise<number> {
+  const { count, error } = await supabase().from("private_messages").select("id", { count: "exact", head: true }).eq("recipient_id", userId).eq("is_read", false);
+  if (error) return 0;
+  return count ?? 0;
+}
+
+/** Live updates of the user's incoming messages; returns the unsubscribe function. */
+export function subscribeInbox(userId: string, onChange: () => void): () => void {
+  const client = supabase();
+  const channel = client
+    .channel(`inbox:${userId}:${Math.random().toString(36).slice(2)}`)
+    .on("postgres_changes", { event: "*", schema: "public", table: "private_messages", filter: `recipient_id=eq.${userId}` }, onChange)
+    .subscribe();
+  return () => {
+    void client.removeChannel(channel);
+  };
+}
+
+export function subscribeConversation(userId: string, onChange: () => void): () => void {
+  const client = supabase();
+  const channel = client
+    .channel(`conversation:${userId}:${Math.random().toString(36).slice(2)}`)
+    .on("postgres_changes", { event: "*", schema: "public", table: "private_messages", filter: `recipient_id=eq.${userId}` }, onChange)
+    .on("postgres_changes", { event: "*", schema: "public", table: "private_messages", filter: `sender_id=eq.${userId}` }, onChange)
+    .subscribe();
+  return () => {
+    void client.removeChannel(channel);
+  };
+}
+
+/** The designated administrator: by its configured e-mail, else the first admin. */
+export async function designatedAdmin(): Promise<Peer | null> {
+  const email = appConfig.contactAdminEmail;
+  let query = supabase().from("profiles").select("id, full_name, email");
+  query = email ? query.eq("email", email) : query.eq("role", "admin").order("created_at", { ascending: true });
+  const { data, error } = await query.limit(1);
+  if (error) throw new Error("Failed to load users");
+  return ((data ?? [])[0] as Peer | undefined) ?? null;
+}
+
+export async function listNonAdminUsers(): Promise<Peer[]> {
+  const { data, error } = await supabase().from("profiles").select("id, full_name, email").neq("role", "admin").order("full_name");
+  if (error) throw new Error("Failed to load users");
+  return (data ?? []) as Peer[];
+}
+
+export async function listConversation(userId: string, peerId: string): Promise<PrivateMessage[]> {
+  const { data, error } = await supabase()
+    .from("private_messages")
+    .select("*")
+    .or(`and(sender_id.eq.${userId},recipient_id.eq.${peerId}),and(sender_id.eq.${peerId},recipient_id.eq.${userId})`)
+    .order("created_at", { ascending: true });
+  if (error) throw new Error("Failed to load messages");
+  return (data ?? []) as PrivateMessage[];
+}
+
+export async function markRead(ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await supabase().from("private_messages").update({ is_read: true }).in("id", ids);
+}
+
+export async function sendMessage(senderId: string, recipientId: string, content: string): Promise<void> {
+  const { error } = await supabase().from("private_messages").insert({ sender_id: senderId, recipient_id: recipientId, content: content.trim() });
+  if (error) throw new Error("Failed to send message");
+}
+
+export async function deleteMessage(id: string): Promise<void> {
+  const { error, count } = await supabase().from("private_messages").delete({ count: "exact" }).eq("id", id);
+  if (error || count === 0) throw new Error("Impossible de supprimer le message");
+}

@@ -1,0 +1,19 @@
+import { supabase } from "@/lib/supabase";
+
+export async function updateFullName(userId: string, fullName: string): Promise<void> {
+  const { error } = await supabase().from("profiles").update({ full_name: fullName.trim() || null }).eq("id", userId);
+  if (error) throw error;
+}
+
+export async function updateLearnerDetails(userId: string, values: { country: string; whatsapp_number: string; student_role: string }): Promise<void> {
+  const { error } = await supabase()
+    .from("profiles")
+    .update({ country: values.country.trim() || null, whatsapp_number: values.whatsapp_number.trim() || null, student_role: values.student_role })
+    .eq("id", userId);
+  if (error) throw error;
+}
+
+export async function updateAuthFullName(fullName: string): Promise<void> {
+  const { error } = await supabase().auth.updateUser({ data: { full_name: fullName.trim() } });
+  if (error) throw error;
+}

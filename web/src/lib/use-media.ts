@@ -1,0 +1,17 @@
+import * as React from "react";
+import { MOBILE_BREAKPOINT } from "@/features/courses/lib/progress";
+
+/** Viewport width, kept up to date (used for the 4/8 lesson carousel). */
+export function useViewportWidth(): number {
+  const [width, setWidth] = React.useState(() => (typeof window === "undefined" ? 1280 : window.innerWidth));
+  React.useEffect(() => {
+    const onResize = () => setWidth(window.innerWidth);
+    window.addEventListener("resize", onResize);
+    return () => window.removeEventListener("resize", onResize);
+  }, []);
+  return width;
+}
+
+export function useIsMobile(): boolean {
+  return useViewportWidth() < MOBILE_BREAKPOINT;
+}
