@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import orjson
 import psycopg
 from psycopg import sql
+from psycopg_pool import PoolTimeout
 
 from server.auth.jwt import JwtError, request_claims
 from server.db.context import RequestContext
@@ -350,10 +351,15 @@ class RestService:
         else:
             try:
                 fn = plan.find_function(self.cache, schema, name, arg_names, single_json=not read)
-            except errors.ApiError:
+            except errors.ApiError as first_error:
                 if read:
                     raise
-                fn = plan.find_function(self.cache, schema, name, [], single_json=True)
+                try:
+                    fn = plan.find_function(self.cache, schema, name, [], single_json=True)
+                except errors.ApiError:
+                    raise first_error from None
+                if not (len(fn.params) == 1 and fn.params[0].name == ""):
+                    raise first_error from None
                 single_json = body.decode() or "{}"
             if single_json is None and len(fn.params) == 1 and fn.params[0].name == "" and fn.params[0].type in ("json", "jsonb") and not read:
                 single_json = body.decode() or "{}"
@@ -481,7 +487,7 @@ class RestService:
             if isinstance(exc, psycopg.OperationalError) and not exc.sqlstate:
                 raise errors.ApiError(503, "PGRST000", "Database connection error. Retrying the connection.", str(exc)) from None
             raise errors.from_pg_error(exc, authed) from None
-        except psycopg.pool.PoolTimeout:  # type: ignore[attr-defined]
+        except PoolTimeout:
             raise errors.ApiError(504, "PGRST003", "Timed out acquiring connection from connection pool.") from None
 
     async def _explain(self, ctx: RequestContext, schema: str, stmt: sql.Composable, params: q.Params,
