@@ -131,8 +131,8 @@ def start_server(database_url: str | None, *, extra_env: dict[str, str] | None =
     env.update({"SUPALITE_PROJECT_DIR": str(REPO), "SUPALITE_RATE_LIMITS": "false", "SUPALITE_LOG_LEVEL": "warning"})
     if database_url:
         env["DATABASE_URL"] = database_url
-    if data_dir:
-        env["SUPALITE_DATA_DIR"] = str(data_dir)
+    # Each server gets its own data dir (stored objects, secrets) unless the test shares one.
+    env["SUPALITE_DATA_DIR"] = str(data_dir or scratch_dir("supalite-data-") / "data")
     env.update(extra_env or {})
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
