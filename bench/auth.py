@@ -25,7 +25,7 @@ from tests import harness  # noqa: E402
 
 PASSWORD = "bench-password"
 USERS = 16
-CONCURRENCY = 8
+CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
 
 
 def bcrypt_checks_per_second(seconds: float) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Awaitable, Callable, TypeVar
 
 import psycopg
 from psycopg import AsyncConnection
@@ -33,7 +33,3 @@ async def in_transaction(ctx: AppContext, work: Callable[[AsyncConnection], Awai
     except psycopg.Error as exc:
         log.warning("auth: %s: %s", db_error, exc)
         raise internal(db_error) from None
-
-
-async def fetch(ctx: AppContext, work: Callable[[AsyncConnection], Awaitable[Any]]) -> Any:
-    return await in_transaction(ctx, work)

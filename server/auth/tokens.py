@@ -6,6 +6,7 @@ the one it replaced). Deleting the session row ends it: its refresh tokens casca
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import string
 import time
@@ -104,8 +105,6 @@ async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request
 def _inet(request: Request) -> str:
     ip = client_ip(request)
     try:
-        import ipaddress
-
         ipaddress.ip_address(ip)
         return ip
     except ValueError:
