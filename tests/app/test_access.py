@@ -158,3 +158,20 @@ def test_deleting_a_book_removes_its_access_rows(conn, world):
     query(conn, world.admin, "insert into user_book_access (user_id, book_id) values (%s, %s)", [world.member, book])
     query(conn, world.admin, "delete from books where id = %s", [book])
     assert owner(conn, "select count(*) as n from user_book_access where book_id = %s", [book]) == [{"n": 0}]
+
+
+def test_deleting_rows_removes_their_stored_objects(conn, world):
+    course = query(conn, world.admin, "insert into courses (title, cover_url) values ('Doomed', 'courses/doomed.jpg') returning id")[0]["id"]
+    path = f"{course}/1_lesson.pdf"
+    query(conn, world.admin, "insert into course_content (course_id, title, file_type, file_path) values (%s, 'Doomed lesson', 'pdf', %s)",
+          [course, path])
+    book = query(conn, world.admin, "insert into books (title, file_path, cover_url) values ('Doomed book', 'doomed.pdf', 'books/doomed.jpg')"
+                 " returning id")[0]["id"]
+    objects = [("course-content", path), ("covers", "courses/doomed.jpg"), ("books", "doomed.pdf"), ("covers", "books/doomed.jpg")]
+    for bucket, name in objects:
+        owner(conn, "insert into storage.objects (bucket_id, name) values (%s, %s)", [bucket, name])
+    query(conn, world.admin, "delete from courses where id = %s", [course])
+    query(conn, world.admin, "delete from books where id = %s", [book])
+    left = owner(conn, "select count(*) as n from storage.objects where (bucket_id, name) in (select * from unnest(%s::text[], %s::text[]))",
+                 [[b for b, _ in objects], [n for _, n in objects]])
+    assert left == [{"n": 0}]
