@@ -8,6 +8,7 @@ this is the hottest path of the server.
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import unquote
 
@@ -16,7 +17,7 @@ import psycopg
 from psycopg import sql
 from psycopg_pool import PoolTimeout
 
-from server.auth.jwt import JwtError, request_claims
+from server.auth.jwt import JwtError, bearer_token, request_claims
 from server.db.context import RequestContext
 from server.rest import errors, openapi, plan
 from server.rest import sql as q
@@ -60,6 +61,9 @@ class RestService:
             s: ", ".join(_quote_ident(x) for x in dict.fromkeys((s, *ctx.settings.db_extra_search_path)))
             for s in self.schemas
         }
+        self._jwt_cache: dict[str, tuple[dict[str, Any], float | None]] = {}
+        self._sql_cache: dict[tuple, tuple[str, dict[str, Any], int, list[str]]] = {}
+        self.cache_holder.on_reload.append(lambda _cache: self._sql_cache.clear())
         ctx.on_startup.append(self.cache_holder.start)
         ctx.on_shutdown.append(self.cache_holder.stop)
 
@@ -113,10 +117,7 @@ class RestService:
     # -- pipeline ---------------------------------------------------------------------------
 
     async def handle(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> Answer:
-        try:
-            claims = request_claims(self.ctx.keys, headers)
-        except JwtError as exc:
-            raise errors.jwt_error(str(exc)) from None
+        claims = self._claims(headers)
         role = str(claims.get("role") or "anon")
         if method not in ("GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"):
             raise errors.unsupported_method(method)
@@ -133,6 +134,23 @@ class RestService:
         if len(parts) != 1:
             raise errors.invalid_resource_path()
         return await self._table(ctx, schema, parts[0], method, query, headers, body)
+
+    def _claims(self, headers: dict[str, str]) -> dict[str, Any]:
+        """Verified claims, cached per token until it expires (verifying is the costliest step)."""
+        token = bearer_token(headers)
+        cached = self._jwt_cache.get(token) if token else None
+        if cached is not None and (cached[1] is None or cached[1] > time.time()):
+            return cached[0]
+        try:
+            claims = request_claims(self.ctx.keys, headers)
+        except JwtError as exc:
+            raise errors.jwt_error(str(exc)) from None
+        if token:
+            if len(self._jwt_cache) > 4096:
+                self._jwt_cache.clear()
+            exp = claims.get("exp")
+            self._jwt_cache[token] = (claims, float(exp) if isinstance(exp, (int, float)) else None)
+        return claims
 
     def _schema(self, method: str, headers: dict[str, str]) -> str:
         header = headers.get("accept-profile" if method in ("GET", "HEAD") else "content-profile")
@@ -174,6 +192,13 @@ class RestService:
             applied.append(f"tx={prefer.tx}")
 
         if method in ("GET", "HEAD"):
+            key = (schema, name, query, headers.get("accept"), headers.get("prefer"), headers.get("range"),
+                   headers.get("range-unit"))
+            hit = self._sql_cache.get(key)
+            if hit is not None and media.kind != "plan":
+                text, values, offset, cached_applied = hit
+                row = await self._run(ctx, schema, text, _Values(values), read_only=True)
+                return self._read_answer(row, media, offset, cached_applied)
             node = plan.build_read_tree(self.cache, table, qp, aliases, self.settings.db_aggregates_enabled)
             rng = parse_range(headers.get("range")) if headers.get("range-unit", "items") == "items" else None
             offset = qp.offset.get((), 0)
@@ -192,20 +217,25 @@ class RestService:
             stmt = q.wrap(inner, "stripped" if media.nulls_stripped else "array", total_sql)
             if media.kind == "plan":
                 return await self._explain(ctx, schema, stmt, params, media)
-            row = await self._run(ctx, schema, stmt, params, read_only=True)
-            total, page_total, body_text, h_guc, s_guc = row
-            status = range_status(offset, page_total, total)
-            out = shape_body(body_text, media, page_total)
-            answer = Answer(status, out, {"content-type": media.content_type,
-                                          "content-range": content_range(offset, page_total, total)})
-            if limit == 0 and total is None:
-                answer.headers["content-range"] = f"*/{'*' if total is None else total}"
-            return self._finish(answer, h_guc, s_guc, applied)
+            text = stmt.as_string(None)
+            if len(self._sql_cache) > 2048:
+                self._sql_cache.clear()
+            self._sql_cache[key] = (text, params.values, offset, list(applied))
+            row = await self._run(ctx, schema, text, params, read_only=True)
+            return self._read_answer(row, media, offset, applied)
 
         if method in ("POST", "PATCH", "PUT", "DELETE"):
             return await self._write(ctx, schema, table, method, qp, prefer, media, headers, body, aliases, params,
                                      applied, rollback)
         raise errors.unsupported_method(method)
+
+    def _read_answer(self, row: Row, media: MediaType, offset: int, applied: list[str]) -> Answer:
+        total, page_total, body_text, h_guc, s_guc = row
+        status = range_status(offset, page_total, total)
+        out = shape_body(body_text, media, page_total)
+        answer = Answer(status, out, {"content-type": media.content_type,
+                                      "content-range": content_range(offset, page_total, total)})
+        return self._finish(answer, h_guc, s_guc, list(applied))
 
     def _payload(self, headers: dict[str, str], body: bytes) -> Any:
         ctype = headers.get("content-type", "application/json").split(";")[0].strip().lower()
@@ -448,7 +478,7 @@ class RestService:
             answer.headers["preference-applied"] = ", ".join(applied)
         return answer
 
-    async def _run(self, ctx: RequestContext, schema: str, stmt: sql.Composable, params: q.Params, *,
+    async def _run(self, ctx: RequestContext, schema: str, stmt: sql.Composable | str, params: Any, *,
                    read_only: bool, check: Callable[[Row], bool] | None = None) -> Row:
         """One transaction: role + claims + statement pipelined in one round trip.
 
@@ -509,6 +539,15 @@ class RestService:
         else:
             out = "\n".join(r[0] for r in rows).encode()
         return Answer(200, out, {"content-type": media.content_type})
+
+
+class _Values:
+    """Bound values of a cached statement (the shape `_run` expects of q.Params)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
 
 
 def _out_column(p) -> Any:
