@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
-from psycopg_pool import AsyncConnectionPool
+if TYPE_CHECKING:  # services import this module; importing them back would be a cycle
+    from psycopg_pool import AsyncConnectionPool
 
-from server.auth.jwt import JwtKeys
-from server.config import Settings
+    from server.auth.jwt import JwtKeys
+    from server.config import Settings
 
 Hook = Callable[[], Awaitable[None]]
 
