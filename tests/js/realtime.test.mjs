@@ -1,0 +1,242 @@
+// Realtime with the unmodified supabase-js: postgres_changes under RLS, broadcast,
+// presence, private channels, token refresh, both protocol versions.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { createClient } from '@supabase/supabase-js';
+import { env } from './support.mjs';
+
+const SECRET = process.env.SUPALITE_JWT_SECRET || 'super-secret-jwt-token-with-at-least-32-characters-long';
+const suffix = crypto.randomBytes(4).toString('hex');
+const TABLE = `rt_notes_${suffix}`;
+let db;
+
+function b64url(data) {
+  return Buffer.from(data).toString('base64url');
+}
+
+function sign(claims) {
+  const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+  const body = b64url(JSON.stringify(claims));
+  const sig = crypto.createHmac('sha256', SECRET).update(`${header}.${body}`).digest('base64url');
+  return `${header}.${body}.${sig}`;
+}
+
+function userToken(sub, expiresIn = 3600) {
+  return sign({ sub, role: 'authenticated', aud: 'authenticated', exp: Math.floor(Date.now() / 1000) + expiresIn });
+}
+
+// A client acting as the holder of `tokens.current` (the anon key when unset); changing
+// `tokens.current` and calling `supabase.realtime.setAuth()` refreshes it.
+async function realtimeClient(token, vsn, tokens = { current: token }) {
+  const supabase = createClient(env.url, env.anonKey, {
+    accessToken: async () => tokens.current || env.anonKey,
+    realtime: vsn ? { vsn } : {},
+  });
+  await supabase.realtime.setAuth(); // the first join then carries the token
+  return supabase;
+}
+
+function subscribed(channel) {
+  return new Promise((resolve, reject) => {
+    channel.subscribe((status, err) => {
+      if (status === 'SUBSCRIBED') resolve(channel);
+      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
+    });
+  });
+}
+
+async function waitFor(check, what, timeout = 8000) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    const value = check();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+// DATABASE_URL may be a libpq URL or a `key=value` conninfo string.
+function pgConfig(conninfo) {
+  if (/^postgres(ql)?:\/\//.test(conninfo)) return { connectionString: conninfo };
+  const fields = Object.fromEntries(conninfo.trim().split(/\s+/).map((kv) => kv.split('=')).map(([k, ...v]) => [k, v.join('=').replace(/^'|'$/g, '')]));
+  return { host: fields.host, port: Number(fields.port || 5432), user: fields.user, password: fields.password, database: fields.dbname };
+}
+
+before(async () => {
+  db = new pg.Client(pgConfig(env.databaseUrl));
+  await db.connect();
+  await db.query(`create table public.${TABLE} (id bigserial primary key, owner uuid not null, room text, body text)`);
+  await db.query(`alter table public.${TABLE} enable row level security`);
+  await db.query(`create policy own_rows on public.${TABLE} for select to authenticated using (owner = auth.uid())`);
+  await db.query(`alter publication supabase_realtime add table public.${TABLE}`);
+  await db.query(`create policy rt_private_read_${suffix} on realtime.messages for select to authenticated
+                  using (realtime.topic() = 'private-ok-${suffix}')`);
+  await db.query(`create policy rt_private_write_${suffix} on realtime.messages for insert to authenticated
+                  with check (realtime.topic() = 'private-ok-${suffix}')`);
+});
+
+after(async () => {
+  await db.end();
+});
+
+for (const vsn of ['1.0.0', '2.0.0']) {
+  test(`postgres_changes: insert, update, delete reach the row's owner (vsn ${vsn})`, async () => {
+    const uid = crypto.randomUUID();
+    const supabase = await realtimeClient(userToken(uid), vsn);
+    const events = [];
+    const channel = supabase.channel(`changes-${vsn}-${suffix}`)
+      .on('postgres_changes', { event: '*', schema: 'public', table: TABLE }, (p) => events.push(p));
+    await subscribed(channel);
+    const { rows: [row] } = await db.query(`insert into public.${TABLE} (owner, room, body) values ($1, 'a', 'hello') returning id`, [uid]);
+    await waitFor(() => events.find((e) => e.eventType === 'INSERT'), 'INSERT');
+    await db.query(`update public.${TABLE} set body = 'edited' where id = $1`, [row.id]);
+    await waitFor(() => events.find((e) => e.eventType === 'UPDATE'), 'UPDATE');
+    await db.query(`delete from public.${TABLE} where id = $1`, [row.id]);
+    await waitFor(() => events.find((e) => e.eventType === 'DELETE'), 'DELETE');
+
+    const [insert, update, del] = events;
+    assert.equal(insert.schema, 'public');
+    assert.equal(insert.table, TABLE);
+    assert.deepEqual(insert.new, { id: Number(row.id), owner: uid, room: 'a', body: 'hello' });
+    assert.deepEqual(insert.old, {});
+    assert.match(insert.commit_timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(update.new.body, 'edited');
+    assert.deepEqual(del.old, { id: Number(row.id) }); // under RLS, a delete carries only the primary key
+    assert.deepEqual(del.new, {});
+    await supabase.removeAllChannels();
+  });
+}
+
+test('postgres_changes with a filter and an event type', async () => {
+  const uid = crypto.randomUUID();
+  const supabase = await realtimeClient(userToken(uid));
+  const events = [];
+  const channel = supabase.channel(`filtered-${suffix}`)
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: TABLE, filter: 'room=eq.kitchen' }, (p) => events.push(p));
+  await subscribed(channel);
+  await db.query(`insert into public.${TABLE} (owner, room, body) values ($1, 'garden', 'no'), ($1, 'kitchen', 'yes')`, [uid]);
+  await waitFor(() => events.length >= 1, 'filtered insert');
+  await db.query(`update public.${TABLE} set body = 'changed' where owner = $1`, [uid]);
+  await db.query(`insert into public.${TABLE} (owner, room, body) values ($1, 'kitchen', 'again')`, [uid]);
+  await waitFor(() => events.length >= 2, 'second filtered insert');
+  assert.deepEqual(events.map((e) => [e.eventType, e.new.body]), [['INSERT', 'yes'], ['INSERT', 'again']]);
+  await supabase.removeAllChannels();
+});
+
+test('two users on one table each receive only the rows their policies allow', async () => {
+  const alice = crypto.randomUUID();
+  const bob = crypto.randomUUID();
+  const got = { alice: [], bob: [] };
+  const clients = [];
+  for (const [name, uid] of [['alice', alice], ['bob', bob]]) {
+    const supabase = await realtimeClient(userToken(uid));
+    clients.push(supabase);
+    await subscribed(supabase.channel(`rls-${name}-${suffix}`)
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: TABLE }, (p) => got[name].push(p.new)));
+  }
+  await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'for alice'), ($2, 'for bob'), ($1, 'alice 2')`, [alice, bob]);
+  await waitFor(() => got.alice.length >= 2 && got.bob.length >= 1, 'both users');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(got.alice.map((r) => r.body).sort(), ['alice 2', 'for alice']);
+  assert.deepEqual(got.bob.map((r) => r.body), ['for bob']);
+  for (const c of clients) await c.removeAllChannels();
+});
+
+for (const vsn of ['1.0.0', '2.0.0']) {
+  test(`broadcast with self and ack (vsn ${vsn})`, async () => {
+    const a = await realtimeClient(null, vsn);
+    const b = await realtimeClient(null, vsn);
+    const topic = `room-${vsn}-${suffix}`;
+    const seenA = [];
+    const seenB = [];
+    const chA = a.channel(topic, { config: { broadcast: { self: true, ack: true } } })
+      .on('broadcast', { event: 'cursor' }, (m) => seenA.push(m));
+    const chB = b.channel(topic).on('broadcast', { event: 'cursor' }, (m) => seenB.push(m));
+    await subscribed(chA);
+    await subscribed(chB);
+    assert.equal(await chA.send({ type: 'broadcast', event: 'cursor', payload: { x: 1 } }), 'ok');
+    await waitFor(() => seenA.length && seenB.length, 'broadcast');
+    assert.deepEqual(seenB[0].payload, { x: 1 });
+    assert.equal(seenB[0].event, 'cursor');
+    assert.deepEqual(seenA[0].payload, { x: 1 });
+    // Without self, the sender does not get its own message.
+    await chB.send({ type: 'broadcast', event: 'cursor', payload: { x: 2 } });
+    await waitFor(() => seenA.length === 2, 'second broadcast');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(seenB.length, 1);
+    // The REST endpoint reaches the same subscribers.
+    const res = await fetch(`${env.url}/realtime/v1/api/broadcast`, {
+      method: 'POST',
+      headers: { apikey: env.anonKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ topic, event: 'cursor', payload: { x: 3 } }] }),
+    });
+    assert.equal(res.status, 202);
+    await waitFor(() => seenB.length === 2, 'REST broadcast');
+    assert.deepEqual(seenB[1].payload, { x: 3 });
+    await a.removeAllChannels();
+    await b.removeAllChannels();
+  });
+}
+
+test('presence: join and leave across two clients', async () => {
+  const a = await realtimeClient();
+  const b = await realtimeClient();
+  const topic = `lobby-${suffix}`;
+  const joins = [];
+  const leaves = [];
+  const chA = a.channel(topic, { config: { presence: { key: 'alice' } } })
+    .on('presence', { event: 'join' }, ({ key }) => joins.push(key))
+    .on('presence', { event: 'leave' }, ({ key }) => leaves.push(key));
+  await subscribed(chA);
+  await chA.track({ name: 'Alice' });
+  const chB = b.channel(topic, { config: { presence: { key: 'bob' } } }).on('presence', { event: 'sync' }, () => {});
+  await subscribed(chB);
+  assert.equal(await chB.track({ name: 'Bob' }), 'ok');
+  await waitFor(() => joins.includes('bob'), 'bob joins');
+  await waitFor(() => chB.presenceState().alice, 'bob sees alice');
+  assert.equal(chA.presenceState().bob[0].name, 'Bob');
+  await chB.untrack();
+  await waitFor(() => leaves.includes('bob'), 'bob leaves');
+  assert.equal(chA.presenceState().bob, undefined);
+  await a.removeAllChannels();
+  await b.removeAllChannels();
+});
+
+test('a private channel is refused without a policy and accepted with one', async () => {
+  const supabase = await realtimeClient(userToken(crypto.randomUUID()));
+  const refused = supabase.channel(`private-no-${suffix}`, { config: { private: true } });
+  await assert.rejects(subscribed(refused), /Unauthorized: You do not have permissions to read from this Channel topic/);
+  const accepted = supabase.channel(`private-ok-${suffix}`, { config: { private: true, broadcast: { self: true, ack: true } } });
+  const seen = [];
+  accepted.on('broadcast', { event: 'ping' }, (m) => seen.push(m.payload));
+  await subscribed(accepted);
+  assert.equal(await accepted.send({ type: 'broadcast', event: 'ping', payload: { ok: true } }), 'ok');
+  await waitFor(() => seen.length, 'private broadcast');
+  await supabase.removeAllChannels();
+});
+
+test('a refreshed token keeps the channel; an expired one closes it', async () => {
+  const uid = crypto.randomUUID();
+  const tokens = { current: userToken(uid) };
+  const supabase = await realtimeClient(null, undefined, tokens);
+  const events = [];
+  const system = [];
+  const statuses = [];
+  const channel = supabase.channel(`refresh-${suffix}`)
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: TABLE }, (p) => events.push(p))
+    .on('system', {}, (p) => system.push(p));
+  await new Promise((resolve) => channel.subscribe((s) => { statuses.push(s); if (s === 'SUBSCRIBED') resolve(); }));
+  tokens.current = userToken(uid, 7200);
+  await supabase.realtime.setAuth();
+  await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'after refresh')`, [uid]);
+  await waitFor(() => events.length, 'change after refresh');
+  assert.equal(channel.state, 'joined');
+  tokens.current = userToken(uid, -10);
+  await supabase.realtime.setAuth();
+  await waitFor(() => system.find((p) => p.status === 'error'), 'system error');
+  assert.match(system.find((p) => p.status === 'error').message, /^Token has expired \d+ seconds ago$/);
+  await waitFor(() => statuses.includes('CLOSED'), 'channel closed');
+  await supabase.removeAllChannels();
+});
