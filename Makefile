@@ -54,7 +54,7 @@ test-web: $(WEB_STAMP)
 
 # Screenshots of every screen at 375 px and 1280 px, against a seeded server.
 screenshots: setup-test $(WEB_BUILD) /usr/bin/chromium
-	$(BIN)/python scripts/screenshots.py
+	node scripts/screenshots.mjs
 
 setup: $(RUNTIME_STAMP)
 

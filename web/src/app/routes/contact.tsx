@@ -18,7 +18,7 @@ export default function Contact() {
         <p className="text-muted-foreground mt-2">Une question sur les cours, un accès ou un paiement ? Nous vous répondons rapidement.</p>
       </div>
       <Card className="overflow-hidden border-emerald-200 py-0 dark:border-emerald-900">
-        <div className="flex flex-col items-center gap-4 bg-emerald-600 px-6 py-8 text-center text-white">
+        <div className="flex flex-col items-center gap-4 bg-emerald-700 px-6 py-8 text-center text-white">
           <span className="flex size-16 items-center justify-center rounded-full bg-white/15">
             <MessageCircleIcon className="size-8" aria-hidden />
           </span>
@@ -31,7 +31,7 @@ export default function Contact() {
           <p className="flex items-center gap-2 text-lg font-semibold">
             <PhoneIcon className="text-emerald-600 size-5" aria-hidden /> {appConfig.contactPhone}
           </p>
-          <Button asChild size="lg" className="bg-emerald-600 text-white hover:bg-emerald-700">
+          <Button asChild size="lg" className="bg-emerald-700 text-white hover:bg-emerald-800">
             <a href={whatsappLink(appConfig.contactPhone, "Bonjour, j'ai une question.")} target="_blank" rel="noopener noreferrer">
               Ouvrir WhatsApp
             </a>

@@ -205,7 +205,7 @@ function Legend() {
         <span className="size-3 rounded-sm bg-blue-200" aria-hidden /> Vue
       </li>
       <li className="flex items-center gap-1.5">
-        <span className="size-3 rounded-sm bg-emerald-500" aria-hidden /> Terminée
+        <span className="size-3 rounded-sm bg-emerald-700" aria-hidden /> Terminée
       </li>
     </ul>
   );

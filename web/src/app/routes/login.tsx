@@ -67,14 +67,7 @@ export default function Login() {
         <FormField id="email" label="Email">
           <Input id="email" type="email" autoComplete="email" placeholder="vous@exemple.com" aria-invalid={!!errors.email} {...form.register("email")} />
         </FormField>
-        <FormField
-          id="password"
-          label={
-            <span className="flex w-full items-center justify-between">
-              Mot de passe
-            </span>
-          }
-        >
+        <FormField id="password" label="Mot de passe">
           <PasswordInput id="password" autoComplete="current-password" aria-invalid={!!errors.password} {...form.register("password")} />
         </FormField>
         <div className="flex justify-end">

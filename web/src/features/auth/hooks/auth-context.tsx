@@ -1,7 +1,8 @@
 import * as React from "react";
 import type { Session, User } from "@supabase/supabase-js";
 import { fetchProfile, getSession, onAuthChange, signOut as apiSignOut } from "@/features/auth/api/auth";
-import { clearDeviceSessionId } from "@/features/sessions/lib/storage";
+import { clearDeviceSessionId, getDeviceSessionId } from "@/features/sessions/lib/storage";
+import { terminateSession } from "@/features/sessions/api/sessions";
 import { appConfig } from "@/config/app";
 import type { Profile } from "@/types/db";
 
@@ -61,6 +62,9 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
   }, [refreshProfile]);
 
   const signOut = React.useCallback(async () => {
+    // This device leaves the connected-devices list before its auth session ends.
+    const deviceId = getDeviceSessionId();
+    if (deviceId) await terminateSession(deviceId).catch(() => undefined);
     clearDeviceSessionId();
     try {
       await apiSignOut();

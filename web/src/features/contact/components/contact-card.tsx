@@ -15,7 +15,7 @@ export function ContactCard({ title = "Besoin d'aide ou d'un accès ?", text = "
         <p className="text-muted-foreground mt-1 text-sm">{text}</p>
         <p className="mt-1 text-sm font-medium">{appConfig.contactPhone}</p>
       </div>
-      <Button asChild className="bg-emerald-600 text-white hover:bg-emerald-700">
+      <Button asChild className="bg-emerald-700 text-white hover:bg-emerald-800">
         <a href={whatsappLink(appConfig.contactPhone)} target="_blank" rel="noopener noreferrer">
           Écrire sur WhatsApp
         </a>

@@ -25,7 +25,7 @@ export function ContactDialog({ open, onOpenChange, courseTitle, email }: { open
           <Button variant="outline" onClick={() => onOpenChange(false)}>
             Fermer
           </Button>
-          <Button asChild className="bg-emerald-600 hover:bg-emerald-700">
+          <Button asChild className="bg-emerald-700 text-white hover:bg-emerald-800">
             <a href={href} target="_blank" rel="noopener noreferrer">
               <MessageCircleIcon aria-hidden /> Contacter sur WhatsApp
             </a>

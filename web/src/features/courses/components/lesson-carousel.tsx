@@ -9,7 +9,7 @@ import type { CourseContent } from "@/types/db";
 const STATE_CLASS: Record<LessonState, string> = {
   unviewed: "bg-muted text-foreground hover:bg-muted/70",
   viewed: "bg-blue-100 text-blue-900 hover:bg-blue-200 dark:bg-blue-900/50 dark:text-blue-100",
-  completed: "bg-emerald-500 text-white hover:bg-emerald-600",
+  completed: "bg-emerald-700 text-white hover:bg-emerald-800",
 };
 const STATE_LABEL: Record<LessonState, string> = { unviewed: "non vue", viewed: "vue", completed: "terminée" };
 
@@ -35,7 +35,7 @@ export function LessonCarousel({ lessons, selectedId, completed, viewed, onSelec
       <div className="min-w-0 flex-1 overflow-hidden">
         <div className="flex transition-transform duration-300" style={{ transform: `translateX(-${current * 100}%)` }} data-testid="lesson-carousel" data-slide={current}>
           {slides.map((items, i) => (
-            <div key={i} className="grid w-full shrink-0 grid-cols-4 gap-2 md:grid-cols-8" aria-hidden={i !== current} inert={i !== current}>
+            <div key={i} className="grid w-full shrink-0 grid-cols-4 gap-2 p-1 md:grid-cols-8" aria-hidden={i !== current} inert={i !== current}>
               {items.map((lesson) => {
                 const n = lessons.indexOf(lesson) + 1;
                 const state = lessonState(lesson.id, completed, viewed);

@@ -40,10 +40,10 @@ export function subscribeConversation(userId: string, onChange: () => void): () 
 
 /** The designated administrator: by its configured e-mail, else the first admin. */
 export async function designatedAdmin(): Promise<Peer | null> {
-  const email = appConfig.contactAdminEmail;
-  let query = supabase().from("profiles").select("id, full_name, email");
-  query = email ? query.eq("email", email) : query.eq("role", "admin").order("created_at", { ascending: true });
-  const { data, error } = await query.limit(1);
+  const byEmail = await supabase().from("profiles").select("id, full_name, email").eq("email", appConfig.contactAdminEmail).limit(1);
+  if (byEmail.error) throw new Error("Failed to load users");
+  if (byEmail.data?.length) return byEmail.data[0] as Peer;
+  const { data, error } = await supabase().from("profiles").select("id, full_name, email").eq("role", "admin").order("created_at", { ascending: true }).limit(1);
   if (error) throw new Error("Failed to load users");
   return ((data ?? [])[0] as Peer | undefined) ?? null;
 }

@@ -100,7 +100,7 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
               {mine && deletable && <DeleteButton onClick={() => void remove(m)} />}
               <div className={cn("max-w-[80%] rounded-2xl px-3.5 py-2 text-sm shadow-xs", mine ? "bg-primary text-primary-foreground rounded-br-sm" : "bg-muted rounded-bl-sm")}>
                 <p className="break-words whitespace-pre-line">{m.content}</p>
-                <p className={cn("mt-1 text-[11px]", mine ? "text-primary-foreground/75" : "text-muted-foreground")}>{formatDateTimeFr(m.created_at)}</p>
+                <p className={cn("mt-1 text-[11px]", mine ? "text-primary-foreground/90" : "text-muted-foreground")}>{formatDateTimeFr(m.created_at)}</p>
               </div>
               {!mine && deletable && <DeleteButton onClick={() => void remove(m)} />}
             </div>

@@ -1,0 +1,171 @@
+// make screenshots: every screen at 375 px and 1280 px wide, against a seeded server.
+// Starts `supalite serve --seed` on a scratch data dir (or uses SUPALITE_URL), writes PNGs
+// to web/screenshots/<width>/ and reports any horizontal scrolling at 375 px.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, chmodSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const repo = resolve(new URL("..", import.meta.url).pathname);
+const { launch, signIn, horizontalOverflow, VIEWPORTS, DEMO } = await import(join(repo, "web/e2e/browser.mjs"));
+const outDir = join(repo, "web/screenshots");
+
+function freePort() {
+  return new Promise((ok) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+async function startServer() {
+  if (process.env.SUPALITE_URL) return { url: process.env.SUPALITE_URL, stop: () => {} };
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "supalite-shots-"));
+  chmodSync(dataDir, 0o755);
+  const env = { ...process.env, SUPALITE_DB_PORT: "0", SUPALITE_RATE_LIMITS: "false", SUPALITE_PROJECT_DIR: repo, SUPALITE_LOG_LEVEL: "warning", SUPALITE_AUTH_MAX_SESSIONS: "2",
+    SUPALITE_APP_OWNER_EMAIL: "admin@example.com", SUPALITE_APP_CONTACT_ADMIN_EMAIL: "prof@example.com" };
+  const child = spawn(join(repo, ".venv/bin/supalite"), ["serve", "--port", String(port), "--data-dir", dataDir, "--seed"], { env, stdio: ["ignore", "inherit", "inherit"] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { url, stop: () => child.kill("SIGTERM") };
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill("SIGTERM");
+  throw new Error("server did not become healthy");
+}
+
+async function ids(url) {
+  const config = await (await fetch(`${url}/config.js`)).text();
+  const key = config.match(/"supabaseAnonKey":\s*"([^"]+)"/)[1];
+  const token = await (
+    await fetch(`${url}/auth/v1/token?grant_type=password`, {
+      method: "POST",
+      headers: { apikey: key, "content-type": "application/json" },
+      body: JSON.stringify(DEMO.learner),
+    })
+  ).json();
+  const headers = { apikey: key, authorization: `Bearer ${token.access_token}` };
+  const courses = await (await fetch(`${url}/rest/v1/courses?select=id,title,visibility&order=created_at`, { headers })).json();
+  const content = await (await fetch(`${url}/rest/v1/course_content?select=id,course_id,file_type,order_index&order=order_index`, { headers })).json();
+  const pub = courses.find((c) => c.visibility === "public");
+  const paid = courses.find((c) => c.visibility !== "public" && c.title.includes("TOEIC")) ?? courses.find((c) => c.visibility !== "public");
+  const video = content.find((c) => c.course_id === pub.id && c.file_type === "video");
+  const image = content.find((c) => c.course_id === pub.id && c.file_type === "image");
+  // Signing out frees the session this lookup took.
+  await fetch(`${url}/auth/v1/logout`, { method: "POST", headers });
+  return { pub: pub.id, paid: paid.id, video: video?.id, image: image?.id };
+}
+
+const settle = (page) => page.waitForLoadState("networkidle").catch(() => undefined).then(() => page.waitForTimeout(700));
+
+const server = await startServer();
+const browser = await launch();
+const problems = [];
+try {
+  const id = await ids(server.url);
+  const visitor = [
+    ["01-landing", "/"],
+    ["02-connexion", "/connexion"],
+    ["03-inscription", "/inscription"],
+    ["04-mot-de-passe-oublie", "/mot-de-passe-oublie"],
+    ["05-livres-visiteur", "/livres"],
+    ["06-cours-visiteur", "/cours"],
+    ["07-course-visiteur", `/course/${id.pub}`],
+    ["08-contact", "/contact"],
+    ["09-mentions-legales", "/mentions-legales"],
+    ["10-politique-confidentialite", "/politique-confidentialite"],
+    ["11-404", "/page-inexistante"],
+  ];
+  const learner = [
+    ["20-accueil-connecte", "/"],
+    ["21-livres", "/livres"],
+    ["23-cours", "/cours"],
+    ["24-course-apprenant", `/course/${id.pub}`],
+    ["26-course-payant", `/course/${id.paid}`],
+    ["27-cours-detail", `/cours-detail/${id.pub}`],
+    ["28-video", `/video/${id.video}`],
+    ["29-image", `/video/${id.image}`],
+    ["30-compte", "/compte"],
+    ["32-messages", "/messages"],
+  ];
+  for (const [vpName, viewport] of Object.entries(VIEWPORTS)) {
+    const dir = join(outDir, String(viewport.width));
+    mkdirSync(dir, { recursive: true });
+    const shoot = async (page, name) => {
+      await settle(page);
+      await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+      if (vpName === "mobile") {
+        const overflow = await horizontalOverflow(page);
+        if (overflow > 0) problems.push(`${name}: ${overflow}px of horizontal scrolling at 375 px`);
+      }
+    };
+
+    const vctx = await browser.newContext({ viewport, locale: "fr-FR" });
+    const vpage = await vctx.newPage();
+    for (const [name, path] of visitor) {
+      await vpage.goto(`${server.url}${path}`);
+      await shoot(vpage, name);
+    }
+    await vpage.goto(`${server.url}/inscription`);
+    await vpage.getByRole("button", { name: "S'inscrire" }).click();
+    await shoot(vpage, "03b-inscription-erreurs");
+    if (vpName === "mobile") {
+      await vpage.goto(`${server.url}/`);
+      await vpage.getByRole("button", { name: "Ouvrir le menu" }).click();
+      await vpage.screenshot({ path: join(dir, "12-menu-mobile.png") });
+    }
+    await vctx.close();
+
+    const lctx = await browser.newContext({ viewport, locale: "fr-FR" });
+    const lpage = await lctx.newPage();
+    await signIn(lpage, server.url, DEMO.learner.email, DEMO.learner.password);
+    for (const [name, path] of learner) {
+      await lpage.goto(`${server.url}${path}`);
+      await shoot(lpage, name);
+      if (name === "21-livres") {
+        await lpage.getByRole("button", { name: /Voir le détail/ }).first().click();
+        await lpage.waitForTimeout(400);
+        await lpage.screenshot({ path: join(dir, "22-livre-detail.png") });
+        await lpage.keyboard.press("Escape");
+      }
+      if (name === "24-course-apprenant") {
+        await lpage.getByRole("button", { name: /^Leçon 1/ }).click();
+        await shoot(lpage, "25-course-lecon-ouverte");
+      }
+      if (name === "26-course-payant") {
+        const access = lpage.getByRole("button", { name: "Accéder au cours" });
+        if (await access.count()) {
+          await access.first().click();
+          await lpage.waitForTimeout(400);
+          await lpage.screenshot({ path: join(dir, "26b-dialogue-contact.png") });
+          await lpage.keyboard.press("Escape");
+        }
+      }
+      if (name === "30-compte") {
+        await lpage.getByRole("tab", { name: "Abonnements" }).click();
+        await shoot(lpage, "31-compte-abonnements");
+      }
+    }
+    // Signing out ends this device so the next context starts below the device limit.
+    await lpage.goto(`${server.url}/compte`);
+    await lpage.getByRole("button", { name: /Déconnexion/ }).last().click().catch(() => undefined);
+    await lpage.waitForTimeout(500);
+    await lctx.close();
+  }
+} finally {
+  await browser.close();
+  server.stop();
+}
+console.log(`screenshots written to ${outDir}`);
+if (problems.length) {
+  console.error(problems.join("\n"));
+  process.exit(1);
+}

@@ -1,0 +1,60 @@
+"""Browser tests: web/e2e/*.test.mjs in headless Chromium (Debian's, driven by
+playwright-core) against a real `supalite serve --seed` with the two-device limit."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Iterator
+
+import psycopg
+import pytest
+
+from tests import harness
+
+WEB = harness.REPO / "web"
+SUITES = sorted((WEB / "e2e").glob("*.test.mjs"))
+CHROMIUM = Path("/usr/bin/chromium")
+# The product's rules: two devices per account, the owner and the designated administrator.
+E2E_ENV = {"SUPALITE_AUTH_MAX_SESSIONS": "2", "SUPALITE_APP_OWNER_EMAIL": "admin@example.com",
+           "SUPALITE_APP_CONTACT_ADMIN_EMAIL": "prof@example.com"}
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed (make test installs it)"),
+]
+
+
+@pytest.fixture(scope="module")
+def seeded_server(database_url: str) -> Iterator[harness.LiveServer]:
+    if not (WEB / "dist" / "index.html").is_file() or not (WEB / "node_modules" / "playwright-core").is_dir():
+        pytest.fail("the web app is not built: run `make test` (it builds web/)")
+    server = harness.start_server(database_url, args=["--seed"], extra_env=E2E_ENV,
+                                  data_dir=harness.scratch_dir("supalite-e2e-"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# Suites whose live updates need these tables in the supabase_realtime publication.
+NEEDS_REALTIME = {"messages.test.mjs": {"private_messages"}}
+
+
+def published_tables(database_url: str) -> set[str]:
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute("select tablename from pg_publication_tables where pubname = 'supabase_realtime'").fetchall()
+    return {name for (name,) in rows}
+
+
+@pytest.mark.parametrize("suite", SUITES, ids=[s.name for s in SUITES])
+def test_browser_suite(suite: Path, seeded_server: harness.LiveServer) -> None:
+    missing = NEEDS_REALTIME.get(suite.name, set()) - published_tables(seeded_server.database_url)
+    if missing:
+        pytest.skip(f"{sorted(missing)} not in the supabase_realtime publication: no live updates to test")
+    env = dict(seeded_server.env, BASE_URL=seeded_server.url)
+    result = subprocess.run(["node", "--test", "--test-concurrency=1", "--test-reporter=spec", str(suite)], cwd=str(WEB),
+                            env=env, capture_output=True, text=True, timeout=600)
+    print(result.stdout[-20000:])
+    assert result.returncode == 0, f"{suite.name} failed:\n{result.stdout[-8000:]}\n{result.stderr[-4000:]}"

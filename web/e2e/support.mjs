@@ -1,0 +1,82 @@
+// Shared helpers of the browser tests: the server under test, axe, tokens, unique e-mails.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { after, before } from "node:test";
+import { launch } from "./browser.mjs";
+
+export const BASE_URL = process.env.BASE_URL;
+if (!BASE_URL) throw new Error("BASE_URL is not set (tests/e2e/test_browser.py starts the server)");
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+/** One browser per test file. */
+export function useBrowser() {
+  const holder = {};
+  before(async () => {
+    holder.browser = await launch();
+  });
+  after(async () => {
+    await holder.browser?.close();
+  });
+  return holder;
+}
+
+export async function newPage(browser, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ viewport, locale: "fr-FR", acceptDownloads: true });
+  const page = await context.newPage();
+  return { context, page };
+}
+
+/**
+ * Serious or critical axe violations of the current page (rule id and first target).
+ * Toasts are left out: they are measured mid fade-in, which reads as low contrast.
+ */
+export async function axeViolations(page) {
+  await page.evaluate(AXE_SOURCE);
+  const result = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run({ exclude: [["[data-sonner-toaster]"]] }, { resultTypes: ["violations"] });
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target?.join(" ")}`);
+  });
+  return result;
+}
+
+export function uniqueEmail(prefix) {
+  return `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.org`;
+}
+
+export async function anonKey() {
+  const config = await (await fetch(`${BASE_URL}/config.js`)).text();
+  return config.match(/"supabaseAnonKey":\s*"([^"]+)"/)[1];
+}
+
+/** Password grant through the API (a session of its own), for set-up steps. */
+export async function apiSession(email, password) {
+  const key = await anonKey();
+  const res = await fetch(`${BASE_URL}/auth/v1/token?grant_type=password`, {
+    method: "POST",
+    headers: { apikey: key, "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(`sign-in of ${email} failed: ${JSON.stringify(body)}`);
+  const headers = { apikey: key, authorization: `Bearer ${body.access_token}`, "content-type": "application/json" };
+  return {
+    user: body.user,
+    headers,
+    rest: (path, init = {}) => fetch(`${BASE_URL}/rest/v1/${path}`, { ...init, headers: { ...headers, ...(init.headers || {}) } }),
+    logout: () => fetch(`${BASE_URL}/auth/v1/logout`, { method: "POST", headers }),
+  };
+}
+
+/** The access token the app keeps in localStorage. */
+export async function pageAccessToken(page) {
+  return page.evaluate(() => {
+    for (let i = 0; i < localStorage.length; i++) {
+      const k = localStorage.key(i);
+      if (/^sb-.*-auth-token$/.test(k)) return JSON.parse(localStorage.getItem(k)).access_token;
+    }
+    return null;
+  });
+}
