@@ -31,6 +31,7 @@ log = logging.getLogger("supalite.realtime")
 
 BUS = "realtime_bus"
 CHANGES = "realtime_changes"
+LISTENER_NAME = "supalite realtime listener"
 NOTIFY_LIMIT = 7900  # PostgreSQL refuses NOTIFY payloads of 8000 bytes and more
 NODE_TIMEOUT_S = 30
 MAINTENANCE_S = 5.0
@@ -84,7 +85,8 @@ class Hub:
         backoff = 0.1
         while True:
             try:
-                conn = await psycopg.AsyncConnection.connect(self.ctx.settings.database_url, autocommit=True)
+                conn = await psycopg.AsyncConnection.connect(
+                    self.ctx.settings.database_url, autocommit=True, application_name=LISTENER_NAME)
                 async with conn:
                     await conn.execute("listen realtime_changes")
                     await conn.execute("listen realtime_bus")
