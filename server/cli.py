@@ -79,6 +79,8 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
             host=settings.host,
             port=settings.port,
             workers=settings.workers,
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
             log_level=settings.log_level,
             access_log=False,
             lifespan="on",

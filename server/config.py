@@ -49,6 +49,7 @@ SETTINGS: dict[str, Setting] = {
     "host": Setting("SUPALITE_HOST", "127.0.0.1", "Address the HTTP server binds"),
     "port": Setting("SUPALITE_PORT", "8000", "Port the HTTP server binds"),
     "workers": Setting("SUPALITE_WORKERS", "1", "Number of server worker processes"),
+    "forwarded_allow_ips": Setting("SUPALITE_FORWARDED_ALLOW_IPS", "127.0.0.1", "Proxies trusted for X-Forwarded-For (comma separated, * for any)"),
     "dev": Setting("SUPALITE_DEV", "false", "Dev machine: allows the demo JWT secret on a non-loopback address"),
     "public_url": Setting("SUPALITE_PUBLIC_URL", "", "External URL of the API (links in mails). Default http://host:port"),
     "jwt_secret": Setting("SUPALITE_JWT_SECRET", DEMO_JWT_SECRET, "HS256 secret signing and verifying JWTs"),
@@ -101,6 +102,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
+    forwarded_allow_ips: str = "127.0.0.1"
     dev: bool = False
     public_url: str = ""
     jwt_secret: str = DEMO_JWT_SECRET

@@ -76,7 +76,6 @@ async def read_body(request: Request, *, allow_empty: bool = False) -> Body:
 
 
 def client_ip(request: Request) -> str:
-    forwarded = request.headers.get("x-forwarded-for")
-    if forwarded:
-        return forwarded.split(",")[0].strip()
+    # uvicorn has already replaced the peer with X-Forwarded-For when (and only when) the
+    # peer is a trusted proxy (SUPALITE_FORWARDED_ALLOW_IPS), so a client cannot spoof it.
     return request.client.host if request.client else ""

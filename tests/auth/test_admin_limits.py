@@ -91,3 +91,15 @@ def test_recovery_mail_frequency(limited: httpx.Client) -> None:
     assert limited.post("/recover", json={"email": email}).status_code == 200
     again = limited.post("/recover", json={"email": email})
     assert again.status_code == 429 and again.json()["code"] == "over_email_send_rate_limit"
+
+
+def test_forwarded_for_is_ignored_from_untrusted_peers(database_url: str) -> None:
+    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+        "SUPALITE_RATE_LIMITS": "true", "SUPALITE_FORWARDED_ALLOW_IPS": "192.0.2.1"})
+    try:
+        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as client:
+            answers = [client.post("/token?grant_type=password", json={"email": new_email(), "password": "x-x-x-x"},
+                                   headers={"X-Forwarded-For": f"198.51.100.{i}"}) for i in range(31)]
+    finally:
+        server.stop()
+    assert answers[30].status_code == 429, "a spoofed X-Forwarded-For must not reset the per-IP limit"
