@@ -8,6 +8,9 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 TEST_STAMP := $(VENV)/.test-installed
 JS_TEST_STAMP := tests/js/node_modules/.installed
 NPM_CI := npm ci --no-audit --no-fund --loglevel=error
+# The web lock lists other platforms' optional binaries (rollup, tailwind oxide) that some
+# registry mirrors leave out, which `npm ci` rejects; this installs exactly the locked tree.
+NPM_LOCKED := npm install --no-save --no-audit --no-fund --loglevel=error
 WEB_STAMP := web/node_modules/.installed
 WEB_BUILD := web/dist/index.html
 WEB_SOURCES := $(shell find web/src web/public web/scripts -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json
@@ -36,7 +39,7 @@ $(JS_TEST_STAMP): tests/js/package.json tests/js/package-lock.json
 
 # The web app: npm ci when the lock file changes, a build when a web source changes.
 $(WEB_STAMP): web/package.json web/package-lock.json
-	cd web && $(NPM_CI)
+	cd web && $(NPM_LOCKED)
 	touch $@
 
 $(WEB_BUILD): $(WEB_STAMP) $(WEB_SOURCES)
