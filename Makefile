@@ -67,6 +67,8 @@ setup-test: $(TEST_STAMP) $(JS_TEST_STAMP)
 # administrator learners message; the demo seed creates both with these e-mails.
 run: export SUPALITE_APP_OWNER_EMAIL ?= admin@example.com
 run: export SUPALITE_APP_CONTACT_ADMIN_EMAIL ?= prof@example.com
+run: export SUPALITE_APP_CONTACT_WHATSAPP ?= +33612345678
+run: export SUPALITE_APP_CONTACT_EMAIL ?= contact@example.com
 # Each account may have at most 2 connected devices at once.
 run: export SUPALITE_AUTH_MAX_SESSIONS ?= 2
 

@@ -7,6 +7,11 @@ insert into auth.users (id, aud, role, email, raw_user_meta_data, email_confirme
   (%(granted)s, 'authenticated', 'authenticated', 'matrix-granted@example.invalid', '{"full_name": "One Lesson"}', now(), now(), now()),
   (%(fulluser)s, 'authenticated', 'authenticated', 'matrix-full@example.invalid', '{"full_name": "Full Access"}', now(), now(), now());
 update app_private.profiles set role = 'admin' where id = %(admin)s;
+-- App settings (SUPALITE_APP_*), for this check's transaction only.
+select set_config('app.contact_admin_email', 'matrix-admin@example.invalid', true),
+       set_config('app.owner_email', 'matrix-admin@example.invalid', true),
+       set_config('app.contact_whatsapp', '+33600000001', true),
+       set_config('app.contact_email', 'ecole@example.invalid', true);
 
 insert into public.courses (id, title, visibility, created_by) values
   (%(pub)s, 'Matrix public course', 'public', %(admin)s),

@@ -33,7 +33,8 @@ def test_matrix_covers_every_table_and_rpc_with_each_operation(database_url: str
         for operation in ("select", "insert", "update", "delete"):
             assert (table, operation) in covered, f"{table}.{operation} is not in the matrix"
     for rpc in ("user_has_book_access", "user_has_full_access", "user_has_course_access", "get_visible_courses",
-                "get_visible_course_content", "get_user_unlocked_content"):
+                "get_visible_course_content", "get_user_unlocked_content", "get_contact_admin", "is_owner_account",
+                "get_site_contact"):
         assert any(c.target.startswith(f"rpc {rpc}") for c in matrix.checks), rpc
     assert [p.name for p in matrix.personas] == ["visitor", "learner", "member", "granted", "admin", "service"]
 

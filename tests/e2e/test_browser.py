@@ -18,7 +18,8 @@ SUITES = sorted((WEB / "e2e").glob("*.test.mjs"))
 CHROMIUM = Path("/usr/bin/chromium")
 # The product's rules: two devices per account, the owner and the designated administrator.
 E2E_ENV = {"SUPALITE_AUTH_MAX_SESSIONS": "2", "SUPALITE_APP_OWNER_EMAIL": "admin@example.com",
-           "SUPALITE_APP_CONTACT_ADMIN_EMAIL": "prof@example.com"}
+           "SUPALITE_APP_CONTACT_ADMIN_EMAIL": "prof@example.com",
+           "SUPALITE_APP_CONTACT_WHATSAPP": "+33612345678", "SUPALITE_APP_CONTACT_EMAIL": "contact@example.com"}
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
