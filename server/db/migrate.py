@@ -1,7 +1,8 @@
 """`supalite migrate`: platform schema, then alembic head, then policies, then buckets.
 
 Every step is idempotent: platform files are recorded by version, alembic by revision,
-policies by the hash of their text (`policies apply` forces a re-run), buckets are upserts.
+policies by the hash of their text and of the schema versions they were applied to
+(`policies apply` forces a re-run), buckets are upserts.
 A failing step rolls back its own transaction, so the database stays as it was.
 """
 
@@ -114,13 +115,31 @@ def _set_state(conn: psycopg.Connection, key: str, value: str) -> None:
     )
 
 
+def _schema_versions(conn: psycopg.Connection) -> list[str]:
+    """The applied platform versions and the alembic head: what the policies' tables are made of."""
+    versions = [f"platform:{name}:{checksum}" for name, checksum in conn.execute(
+        "select version, checksum from supalite.platform_migrations order by version")]
+    if conn.execute("select to_regclass('supalite.alembic_version')").fetchone()[0] is not None:
+        versions += [f"alembic:{head}" for (head,) in conn.execute(
+            "select version_num from supalite.alembic_version order by 1")]
+    return versions
+
+
+def policies_digest(files: list[SqlFile], schema_versions: list[str]) -> str:
+    # Policies may name tables a newer platform or app migration adds or recreates (dropping
+    # their policies): a migration changes the digest, so the policies are applied again.
+    parts = [f"{f.name}\0{f.text}" for f in files] + ["\0schema"] + schema_versions
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
 def apply_policies(conn: psycopg.Connection, folder: Path, force: bool = False) -> bool:
-    """Run every policies/*.sql in one transaction; skipped when unchanged unless forced."""
+    """Run every policies/*.sql in one transaction; skipped when neither the files nor the
+    schema they apply to (platform versions, alembic head) changed, unless forced."""
     files = project_sql_files(folder)
-    digest = hashlib.sha256("\0".join(f"{f.name}\0{f.text}" for f in files).encode()).hexdigest()
     with conn.transaction():
         conn.execute("select pg_advisory_xact_lock(%s)", [_LOCK_KEY])
         _ensure_bookkeeping(conn)
+        digest = policies_digest(files, _schema_versions(conn))
         if not force and _state(conn, "policies_digest") == digest:
             return False
         for file in files:

@@ -71,6 +71,48 @@ def test_policies_apply_once_then_skip_until_changed(database_url: str, scratch_
         assert apply_policies(conn, policies, force=True) is True
 
 
+NOTES_POLICY = ("alter table public.notes_recreated enable row level security;\n"
+                "drop policy if exists notes_read on public.notes_recreated;\n"
+                "create policy notes_read on public.notes_recreated for select using (true);\n")
+
+
+def has_notes_policy(conn: psycopg.Connection) -> bool:
+    return conn.execute("select count(*) from pg_policies where tablename = 'notes_recreated'").fetchone() == (1,)
+
+
+def test_a_platform_migration_reapplies_the_policies(database_url: str, scratch_project: Path) -> None:
+    policies = scratch_project / "policies"
+    write(policies / "notes.sql", NOTES_POLICY)
+    with psycopg.connect(database_url) as conn:  # one transaction, rolled back at the end
+        conn.execute("create table public.notes_recreated (id int)")
+        assert apply_policies(conn, policies) is True
+        assert apply_policies(conn, policies) is False
+        # A newer platform version recreates the table, which drops its policies.
+        conn.execute("drop table public.notes_recreated; create table public.notes_recreated (id int)")
+        conn.execute("insert into supalite.platform_migrations (version, checksum) values ('9999_recreate.sql', 'x')")
+        assert not has_notes_policy(conn)
+        assert apply_policies(conn, policies) is True
+        assert has_notes_policy(conn)
+        assert apply_policies(conn, policies) is False
+        conn.rollback()
+
+
+def test_an_app_migration_reapplies_the_policies(database_url: str, scratch_project: Path) -> None:
+    policies = scratch_project / "policies"
+    write(policies / "notes.sql", NOTES_POLICY)
+    with psycopg.connect(database_url) as conn:
+        conn.execute("create table public.notes_recreated (id int)")
+        assert apply_policies(conn, policies) is True
+        assert apply_policies(conn, policies) is False
+        head = conn.execute("select version_num from supalite.alembic_version").fetchone()[0]
+        conn.execute("update supalite.alembic_version set version_num = 'next'")
+        assert apply_policies(conn, policies) is True
+        assert apply_policies(conn, policies) is False
+        conn.execute("update supalite.alembic_version set version_num = %s", [head])
+        assert apply_policies(conn, policies) is True
+        conn.rollback()
+
+
 def test_a_broken_policy_file_changes_nothing_and_names_file_and_line(database_url: str, scratch_project: Path) -> None:
     policies = scratch_project / "policies"
     write(policies / "a_ok.sql", "create table public.must_not_exist (id int);\n")
