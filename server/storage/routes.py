@@ -20,6 +20,7 @@ from server.db.bucket_declarations import parse_size
 from server.db.context import RequestContext
 from server.storage import errors, media, signing, transforms
 from server.storage.backends import make_backend
+from server.storage.reaper import Reaper
 from server.storage.service import SUPERUSER, StorageService
 from server.storage.uploads import read_upload
 
@@ -115,8 +116,9 @@ def guarded(handler: Handler) -> Handler:
 def build(ctx: AppContext) -> Starlette:
     backend = make_backend(ctx.settings)
     service = StorageService(ctx, backend)
-    ctx.on_startup.append(backend.start)
-    ctx.on_shutdown.append(backend.close)
+    reaper = Reaper(ctx, backend)
+    ctx.on_startup.extend([backend.start, reaper.start])
+    ctx.on_shutdown.extend([backend.close, reaper.stop])  # run in reverse: reaper first
 
     # -- buckets -----------------------------------------------------------------------
 

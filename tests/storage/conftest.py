@@ -8,6 +8,7 @@ from typing import Iterator
 
 import pytest
 
+from server.db.embedded import free_port
 from tests import harness
 
 
@@ -18,3 +19,15 @@ def live_server(database_url: str) -> Iterator[harness.LiveServer]:
     yield server
     server.stop()
     shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    """A real S3 protocol server (moto in server mode)."""
+    from moto.server import ThreadedMotoServer
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()

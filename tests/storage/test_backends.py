@@ -7,28 +7,16 @@ import hashlib
 import shutil
 import uuid
 from pathlib import Path
-from typing import AsyncIterator, Iterator
+from typing import AsyncIterator
 
 import anyio
 import httpx
 import pytest
 
-from server.db.embedded import free_port
 from server.storage.backends import BackendMissing, FileBackend, TooLarge
 from server.storage.backends.s3 import S3Backend, make_client
 from tests import harness
 from tests.storage.support import create_bucket, service_headers
-
-
-@pytest.fixture(scope="module")
-def s3_endpoint() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
 
 
 @pytest.fixture(params=["file", "s3"])

@@ -10,12 +10,13 @@ import os
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import AsyncIterator, BinaryIO
+from typing import AsyncIterator, BinaryIO, Callable, TypeVar
 
 import anyio
 
 from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, TooLarge
 
+T = TypeVar("T")
 READ_CHUNK = 4 * CHUNK  # fewer thread hops per response; still a few MB per download
 
 
@@ -38,10 +39,9 @@ class FileBackend:
     async def put(self, key: str, chunks: AsyncIterator[bytes], content_type: str, limit: int) -> ObjectHead:
         final = self.path(key)
         temp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.part")
-        await anyio.to_thread.run_sync(lambda: final.parent.mkdir(parents=True, exist_ok=True))
         digest = hashlib.md5(usedforsecurity=False)
         size = 0
-        handle: BinaryIO = await anyio.to_thread.run_sync(open, temp, "wb")
+        handle: BinaryIO = await anyio.to_thread.run_sync(_in_folder, temp, lambda: open(temp, "wb"))
         try:
             buffer = bytearray()
             async for chunk in chunks:
@@ -117,17 +117,21 @@ class FileBackend:
         src, dst = self.path(source), self.path(destination)
 
         def link() -> None:
-            dst.parent.mkdir(parents=True, exist_ok=True)
+            if not src.is_file():
+                raise BackendMissing(source)
             try:
                 os.link(src, dst)  # versions are immutable: sharing the inode is a free copy
             except FileNotFoundError:
-                raise BackendMissing(source) from None
+                raise
             except OSError:
                 import shutil
 
                 shutil.copyfile(src, dst)
 
-        await anyio.to_thread.run_sync(link)
+        try:
+            await anyio.to_thread.run_sync(_in_folder, dst, link)
+        except FileNotFoundError:
+            raise BackendMissing(source) from None
         return await self.head(destination)
 
     async def delete(self, key: str) -> None:
@@ -147,6 +151,19 @@ class FileBackend:
             except OSError:
                 break
             folder = folder.parent
+
+
+def _in_folder(path: Path, create: Callable[[], T]) -> T:
+    """Create `path` after making its folder. A concurrent delete (the reaper) may prune
+    the folder the moment it is empty, between the mkdir and the create: make it again."""
+    for _ in range(5):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return create()
+        except FileNotFoundError:
+            if path.parent.is_dir():
+                raise  # not a pruned folder: a real missing source
+    return create()
 
 
 def _write_block(handle: BinaryIO, digest: "hashlib._Hash", block: bytes) -> None:

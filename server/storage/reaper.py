@@ -1,0 +1,129 @@
+"""The reaper: removes from the backend the bytes whose rows are gone.
+
+A trigger on storage.objects (platform_schema/0202) queues the key of every deleted or
+re-keyed row in storage.deleted_objects, in the deleting transaction, and NOTIFYs. Every
+server process runs one reaper: it LISTENs, and sweeps on each notification, on (re)connect
+and every SWEEP_INTERVAL_S. Several processes share the queue safely: a sweep claims rows
+with `for update skip locked`, deletes their bytes and commits, so a crash mid-sweep leaves
+the rows for the next one. Deleting a key twice (the service's own delete paths also remove
+bytes directly) is harmless: a missing key is not an error for any backend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import psycopg
+from psycopg import sql
+
+from server.context import AppContext
+from server.storage.backends import Backend
+from server.storage.paths import backend_key
+
+log = logging.getLogger("supalite.storage.reaper")
+
+CHANNEL = "storage_deleted_objects"
+LISTENER_NAME = "supalite storage reaper"
+SWEEP_INTERVAL_S = 60.0
+BATCH = 200
+MAX_ATTEMPTS = 10
+
+# A key whose (bucket, name, version) a row points to again is not garbage: drop it from
+# the queue without touching the bytes.
+_CLAIM = """
+delete from storage.deleted_objects d
+where d.id in (select id from storage.deleted_objects order by id limit %s for update skip locked)
+returning d.bucket_id, d.name, d.version, d.attempts,
+  exists (select 1 from storage.objects o
+          where o.bucket_id = d.bucket_id and o.name = d.name and o.version is not distinct from d.version) as live
+"""
+_REQUEUE = "insert into storage.deleted_objects (bucket_id, name, version, attempts) values (%s, %s, %s, %s)"
+
+
+class Reaper:
+    def __init__(self, ctx: AppContext, backend: Backend) -> None:
+        self.ctx = ctx
+        self.backend = backend
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._run())]
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        self._tasks = []
+
+    async def _listen(self) -> None:
+        backoff = 0.1
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(
+                    self.ctx.settings.database_url, autocommit=True, application_name=LISTENER_NAME)
+                async with conn:
+                    await conn.execute(sql.SQL("listen {}").format(sql.Identifier(CHANNEL)))
+                    self._wake.set()  # reap what was queued while nobody listened
+                    backoff = 0.1
+                    async for _ in conn.notifies():
+                        self._wake.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the listener must survive anything
+                log.warning("storage reaper: listener lost (%s); reconnecting", exc)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(self._wake.wait(), SWEEP_INTERVAL_S)
+            except TimeoutError:
+                pass
+            self._wake.clear()
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the next wake-up retries
+                log.warning("storage reaper: sweep failed (%s)", exc)
+
+    async def sweep(self) -> int:
+        """Reap until the queue has nothing this process can claim; the number of keys removed."""
+        removed = 0
+        while True:
+            claimed, deleted, failed = await self._sweep_batch()
+            removed += deleted
+            if claimed < BATCH or failed:
+                return removed
+
+    async def _sweep_batch(self) -> tuple[int, int, int]:
+        deleted = failed = 0
+        async with self.ctx.admin_pool.connection() as conn:
+            async with conn.transaction():
+                rows = await (await conn.execute(_CLAIM, [BATCH])).fetchall()
+                for bucket_id, name, version, attempts, live in rows:
+                    if live or not version:
+                        continue  # still referenced, or a row the service never stored bytes for
+                    if await self._delete(backend_key(bucket_id, name, version)):
+                        deleted += 1
+                        continue
+                    failed += 1
+                    if attempts + 1 < MAX_ATTEMPTS:
+                        await conn.execute(_REQUEUE, [bucket_id, name, version, attempts + 1])
+                    else:
+                        log.error("storage reaper: giving up on %s/%s (version %s)", bucket_id, name, version)
+        return len(rows), deleted, failed
+
+    async def _delete(self, key: str) -> bool:
+        try:
+            await self.backend.delete(key)
+            return True
+        except Exception as exc:  # noqa: BLE001 - requeued; one bad key never blocks the others
+            log.warning("storage reaper: cannot delete %s (%s)", key, exc)
+            return False
