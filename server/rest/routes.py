@@ -8,18 +8,18 @@ this is the hottest path of the server.
 from __future__ import annotations
 
 import logging
-import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 from urllib.parse import unquote
 
 import orjson
 import psycopg
-from psycopg import sql
+from psycopg import pq, sql
 from psycopg_pool import PoolTimeout
 
-from server.auth.jwt import JwtError, bearer_token, request_claims
+from server.auth.jwt import JwtError, bearer_token
 from server.db.context import RequestContext
-from server.rest import errors, openapi, plan
+from server.rest import errors, flight, openapi, plan
+from server.rest.caches import ANONYMOUS, CachedRead, PlanCache, TokenCache, VerifiedToken, read_key
 from server.rest import sql as q
 from server.rest.request import (ApiRequest, ColumnItem, Field, MediaType, parse_accept, parse_csv_body,
                                  parse_form_body, parse_json_body, parse_prefer, parse_query, parse_range)
@@ -38,6 +38,13 @@ CONTEXT_SQL = (
 )
 
 Row = tuple[Any, ...]
+
+# The fixed statements of every transaction, prepared once per connection.
+BEGIN_READ = flight.to_statement(b"BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY", prepare=True)
+BEGIN_WRITE = flight.to_statement(b"BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE", prepare=True)
+COMMIT = flight.to_statement(b"COMMIT", prepare=True)
+ROLLBACK = flight.to_statement(b"ROLLBACK", prepare=True)
+CONTEXT = flight.to_statement(CONTEXT_SQL, prepare=True)
 
 
 class Answer:
@@ -61,9 +68,9 @@ class RestService:
             s: ", ".join(_quote_ident(x) for x in dict.fromkeys((s, *ctx.settings.db_extra_search_path)))
             for s in self.schemas
         }
-        self._jwt_cache: dict[str, tuple[dict[str, Any], float | None]] = {}
-        self._sql_cache: dict[tuple, tuple[str, dict[str, Any], int, list[str]]] = {}
-        self.cache_holder.on_reload.append(lambda _cache: self._sql_cache.clear())
+        self.tokens = TokenCache(self._verify)
+        self.reads = PlanCache()
+        self.cache_holder.on_reload.append(lambda _cache: self.reads.clear())
         ctx.on_startup.append(self.cache_holder.start)
         ctx.on_shutdown.append(self.cache_holder.stop)
 
@@ -117,8 +124,15 @@ class RestService:
     # -- pipeline ---------------------------------------------------------------------------
 
     async def handle(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> Answer:
-        claims = self._claims(headers)
-        role = str(claims.get("role") or "anon")
+        token = self._token(headers)
+        role = token.role
+        if method == "GET" or method == "HEAD":
+            hit = self.reads.get(read_key(role, path, query, headers))
+            if hit is not None:
+                ctx = RequestContext(role, token.claims, method, "/" + path.lstrip("/"), headers)
+                row = await self._run(ctx, hit.schema, hit.statement, hit.values, read_only=True)
+                return self._read_answer(row, hit.media, hit.offset, hit.applied)
+        claims = token.claims
         if method not in ("GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"):
             raise errors.unsupported_method(method)
         schema = self._schema(method, headers)
@@ -133,24 +147,21 @@ class RestService:
             return await self._rpc(ctx, schema, parts[1], method, query, headers, body)
         if len(parts) != 1:
             raise errors.invalid_resource_path()
-        return await self._table(ctx, schema, parts[0], method, query, headers, body)
+        return await self._table(ctx, schema, parts[0], method, query, headers, body,
+                                 read_key(role, path, query, headers))
 
-    def _claims(self, headers: dict[str, str]) -> dict[str, Any]:
-        """Verified claims, cached per token until it expires (verifying is the costliest step)."""
+    def _token(self, headers: dict[str, str]) -> VerifiedToken:
+        """The caller's verified claims: Bearer token, else apikey, else anonymous."""
         token = bearer_token(headers)
-        cached = self._jwt_cache.get(token) if token else None
-        if cached is not None and (cached[1] is None or cached[1] > time.time()):
-            return cached[0]
+        if token is None:
+            return ANONYMOUS
         try:
-            claims = request_claims(self.ctx.keys, headers)
+            return self.tokens.get(token)
         except JwtError as exc:
             raise errors.jwt_error(str(exc)) from None
-        if token:
-            if len(self._jwt_cache) > 4096:
-                self._jwt_cache.clear()
-            exp = claims.get("exp")
-            self._jwt_cache[token] = (claims, float(exp) if isinstance(exp, (int, float)) else None)
-        return claims
+
+    def _verify(self, token: str) -> dict[str, Any]:
+        return self.ctx.keys.decode(token)
 
     def _schema(self, method: str, headers: dict[str, str]) -> str:
         header = headers.get("accept-profile" if method in ("GET", "HEAD") else "content-profile")
@@ -179,7 +190,7 @@ class RestService:
     # -- tables -------------------------------------------------------------------------------
 
     async def _table(self, ctx: RequestContext, schema: str, name: str, method: str, query: str,
-                     headers: dict[str, str], body: bytes) -> Answer:
+                     headers: dict[str, str], body: bytes, key: Hashable) -> Answer:
         media = self._media(headers)
         prefer = parse_prefer(headers.get("prefer", "").split("\n") if headers.get("prefer") else [])
         qp = parse_query(query)
@@ -192,13 +203,6 @@ class RestService:
             applied.append(f"tx={prefer.tx}")
 
         if method in ("GET", "HEAD"):
-            key = (schema, name, query, headers.get("accept"), headers.get("prefer"), headers.get("range"),
-                   headers.get("range-unit"))
-            hit = self._sql_cache.get(key)
-            if hit is not None and media.kind != "plan":
-                text, values, offset, cached_applied = hit
-                row = await self._run(ctx, schema, text, _Values(values), read_only=True)
-                return self._read_answer(row, media, offset, cached_applied)
             node = plan.build_read_tree(self.cache, table, qp, aliases, self.settings.db_aggregates_enabled)
             rng = parse_range(headers.get("range")) if headers.get("range-unit", "items") == "items" else None
             offset = qp.offset.get((), 0)
@@ -217,11 +221,11 @@ class RestService:
             stmt = q.wrap(inner, "stripped" if media.nulls_stripped else "array", total_sql)
             if media.kind == "plan":
                 return await self._explain(ctx, schema, stmt, params, media)
-            text = stmt.as_string(None)
-            if len(self._sql_cache) > 2048:
-                self._sql_cache.clear()
-            self._sql_cache[key] = (text, params.values, offset, list(applied))
-            row = await self._run(ctx, schema, text, params, read_only=True)
+            # cached by URL and headers (see caches.py); later hits skip parsing and planning
+            prepared = flight.to_statement(stmt.as_bytes(None), prepare=True)
+            entry = CachedRead(schema, prepared, prepared.bind(params.values), media, offset, tuple(applied))
+            self.reads.put(key, entry)
+            row = await self._run(ctx, schema, prepared, entry.values, read_only=True)
             return self._read_answer(row, media, offset, applied)
 
         if method in ("POST", "PATCH", "PUT", "DELETE"):
@@ -229,7 +233,7 @@ class RestService:
                                      applied, rollback)
         raise errors.unsupported_method(method)
 
-    def _read_answer(self, row: Row, media: MediaType, offset: int, applied: list[str]) -> Answer:
+    def _read_answer(self, row: Row, media: MediaType, offset: int, applied: Sequence[str]) -> Answer:
         total, page_total, body_text, h_guc, s_guc = row
         status = range_status(offset, page_total, total)
         out = shape_body(body_text, media, page_total)
@@ -327,7 +331,7 @@ class RestService:
 
         if media.kind == "plan":
             return await self._explain(ctx, schema, full, params, media)
-        row = await self._run(ctx, schema, full, params, read_only=False, check=check)
+        row = await self._run(ctx, schema, full, params.values, read_only=False, check=check)
         total, page_total, body_text, h_guc, s_guc = row
         out_headers = {"content-range": content_range(0, page_total, total) if method != "POST" else f"*/{'*' if total is None else total}"}
         if returning:
@@ -413,7 +417,7 @@ class RestService:
         limit = self._max_rows(qp.limit.get(()))
         if fn.return_type == "void":
             stmt = q.wrap(sql.SQL("SELECT NULL AS pgrst_scalar FROM {}").format(source), "scalar", None, ctes)
-            row = await self._run(ctx, schema, stmt, params, read_only=read, check=(lambda r: not rollback))
+            row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=(lambda r: not rollback))
             return self._finish(Answer(204, b"", {}), row[3], row[4], applied)
         if scalar:
             scol = sql.SQL("{}.{}").format(sql.Identifier(alias), sql.Identifier(alias))
@@ -447,7 +451,7 @@ class RestService:
                 raise errors.max_affected_violation(row[1])
             return not rollback
 
-        row = await self._run(ctx, schema, stmt, params, read_only=read, check=None if read and not rollback else check)
+        row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=None if read and not rollback else check)
         total, page_total, body_text, h_guc, s_guc = row
         single = not fn.returns_set
         if single and not scalar:
@@ -478,45 +482,44 @@ class RestService:
             answer.headers["preference-applied"] = ", ".join(applied)
         return answer
 
-    async def _run(self, ctx: RequestContext, schema: str, stmt: sql.Composable | str, params: Any, *,
+    async def _run(self, ctx: RequestContext, schema: str, stmt: sql.Composable | flight.Statement,
+                   values: dict[str, Any] | list[bytes | None], *,
                    read_only: bool, check: Callable[[Row], bool] | None = None) -> Row:
-        """One transaction: role + claims + statement pipelined in one round trip.
+        """One transaction: BEGIN, role + claims, the statement (and COMMIT) in one flight.
 
         Reads commit in the same flight; writes first look at the result (`check`) to decide
         between commit and rollback (max-affected, singular object, tx=rollback).
         """
-        ctx_params = [*ctx.params(), self._search_paths.get(schema, '"public"')]
-        authed = ctx.role != "anon"
+        if not isinstance(stmt, flight.Statement):
+            stmt = flight.to_statement(stmt.as_bytes(None))
+        if type(values) is dict:
+            values = stmt.bind(values)
+        ctx_values = CONTEXT.bind([*ctx.params(), self._search_paths.get(schema, '"public"')])
+        steps: list[flight.Step] = [(BEGIN_READ if read_only else BEGIN_WRITE, ()), (CONTEXT, ctx_values),
+                                    (stmt, values)]
+        if check is None:
+            steps.append((COMMIT, ()))
         try:
             async with self.ctx.api_pool.connection() as conn:
-                if conn.read_only != read_only:
-                    await conn.set_read_only(read_only)
                 try:
-                    async with conn.pipeline():
-                        await conn.execute(CONTEXT_SQL, ctx_params)
-                        cur = await conn.execute(stmt, params.values)
-                        if check is None:
-                            await conn.commit()
-                    row = await cur.fetchone()
-                    assert row is not None
+                    results = await flight.run(conn, steps)
+                    row = _decode(results[2])
                     if check is not None:
                         try:
                             commit = check(row)
                         except errors.ApiError:
-                            await conn.rollback()
+                            await flight.run(conn, [(ROLLBACK, ())])
                             raise
-                        if commit:
-                            await conn.commit()
-                        else:
-                            await conn.rollback()
+                        await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())])
                     return row
                 except psycopg.Error:
-                    await conn.rollback()
+                    if not conn.closed and conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+                        await conn.rollback()
                     raise
         except psycopg.errors.Error as exc:
             if isinstance(exc, psycopg.OperationalError) and not exc.sqlstate:
                 raise errors.ApiError(503, "PGRST000", "Database connection error. Retrying the connection.", str(exc)) from None
-            raise errors.from_pg_error(exc, authed) from None
+            raise errors.from_pg_error(exc, authed=ctx.role != "anon") from None
         except PoolTimeout:
             raise errors.ApiError(504, "PGRST003", "Timed out acquiring connection from connection pool.") from None
 
@@ -541,13 +544,11 @@ class RestService:
         return Answer(200, out, {"content-type": media.content_type})
 
 
-class _Values:
-    """Bound values of a cached statement (the shape `_run` expects of q.Params)."""
-
-    __slots__ = ("values",)
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.values = values
+def _decode(result: Any) -> Row:
+    """The wrapped statement's one row: total, page_total, body, response headers, status."""
+    total, page_total, body, h_guc, s_guc = flight.row(result) or (None, b"0", b"[]", None, None)
+    return (None if total is None else int(total), int(page_total or 0), (body or b"").decode(),
+            None if h_guc is None else h_guc.decode(), None if s_guc is None else s_guc.decode())
 
 
 def _out_column(p) -> Any:
