@@ -113,6 +113,18 @@ def guarded(handler: Handler) -> Handler:
     return run
 
 
+async def route_not_found(request: Request, exc: Exception) -> Response:
+    """An unknown route or method: Fastify's default 404, which supabase/storage keeps.
+    The URL is the one storage-api sees behind the gateway (without /storage/v1)."""
+    raw_path = request.scope.get("raw_path") or request.url.path.encode()
+    root = request.scope.get("root_path", "").encode()
+    url = (raw_path[len(root):] if root and raw_path.startswith(root) else raw_path).decode("latin-1")
+    if request.url.query:
+        url += "?" + request.url.query
+    return json_response({"message": f"Route {request.method}:{url} not found", "error": "Not Found",
+                          "statusCode": 404}, status=404)
+
+
 def build(ctx: AppContext) -> Starlette:
     backend = make_backend(ctx.settings)
     service = StorageService(ctx, backend)
@@ -359,4 +371,4 @@ def build(ctx: AppContext) -> Starlette:
         Route("/render/image/public/{bucket}/{path:path}", guarded(render_public), methods=["GET"]),
         Route("/render/image/sign/{bucket}/{path:path}", guarded(render_signed), methods=["GET"]),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={404: route_not_found, 405: route_not_found})

@@ -188,3 +188,15 @@ def test_invalid_jwt(client: httpx.Client, live_server: LiveServer, bucket: str)
     response = client.get(f"/storage/v1/object/{bucket}/a", headers={"Authorization": "Bearer not.a.jwt"})
     assert response.status_code == 400
     assert response.json()["code"] == "InvalidJWT"
+
+
+def test_unknown_routes_and_methods_answer_like_fastify(client: httpx.Client, live_server: LiveServer) -> None:
+    h = service_headers(live_server)
+    for method, path, url in (("GET", "/storage/v1/nope?x=1", "/nope?x=1"),
+                              ("PATCH", "/storage/v1/bucket", "/bucket"),
+                              ("GET", "/storage/v1/render/image/other/b/a.png", "/render/image/other/b/a.png"),
+                              ("DELETE", "/storage/v1/status", "/status")):
+        response = client.request(method, path, headers=h)
+        assert response.status_code == 404, (method, path)
+        assert response.headers["content-type"].startswith("application/json")
+        assert response.json() == {"message": f"Route {method}:{url} not found", "error": "Not Found", "statusCode": 404}
