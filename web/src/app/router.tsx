@@ -24,8 +24,13 @@ export const routes: RouteObject[] = [
       { path: "/contact", ...lazy(() => import("./routes/contact")) },
       { path: "/mentions-legales", ...lazy(() => import("./routes/legal-notice")) },
       { path: "/politique-confidentialite", ...lazy(() => import("./routes/privacy")) },
-      // The back-office (admin screens) mounts here; until then its guard applies.
-      { path: "/admin/*", ...lazy(() => import("./routes/admin")) },
+      { path: "/admin", ...lazy(() => import("./routes/admin")) },
+      { path: "/admin/courses", ...lazy(() => import("./routes/admin-courses")) },
+      // Not shown in the spec: the current course management stands in for it.
+      { path: "/admin/courses/old", ...lazy(() => import("./routes/admin-courses")) },
+      { path: "/admin/courses/edit/:id", ...lazy(() => import("./routes/admin-course-edit")) },
+      { path: "/admin/courses/:id", ...lazy(() => import("./routes/admin-course-detail")) },
+      { path: "/admin/course/:courseId", ...lazy(() => import("./routes/admin-course")) },
       { path: "*", ...lazy(() => import("./routes/not-found")) },
     ],
   },

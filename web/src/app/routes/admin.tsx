@@ -1,32 +1,79 @@
-import { useEffect } from "react";
-import { Navigate } from "react-router-dom";
-import { toast } from "sonner";
+import { Link } from "react-router-dom";
 import { ShieldIcon } from "lucide-react";
-import { PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
+import { Button } from "@/components/ui/button";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { EmptyState, PageContainer, PageSpinner } from "@/components/layout/page-states";
+import { AdminGuard } from "@/features/admin/components/admin-guard";
+import { UsersTab } from "@/features/admin/components/users-tab";
+import { BooksTab } from "@/features/admin/components/books-tab";
+import { SessionsTab } from "@/features/admin/components/sessions-tab";
+import { AdminCourseCard } from "@/features/admin/components/admin-course-card";
+import { useAdminCourses } from "@/features/admin/hooks/use-courses";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
-/** Guard of the back-office: signed out -> /connexion, not admin -> / with 'Accès refusé'. */
+/** /admin: tabs Utilisateurs, Accès, Cours, Livres, Sessions. */
 export default function AdminRoute() {
-  const { loading, user, isAdmin, profile } = useAuth();
   useDocumentTitle("Administration");
-  const profileLoading = !!user && !profile;
-  const refused = !loading && !!user && !profileLoading && !isAdmin;
-
-  useEffect(() => {
-    if (refused) toast.error("Accès refusé", { description: "Vous n'avez pas les droits d'accès à cette page." });
-  }, [refused]);
-
-  if (loading || profileLoading) return <PageSpinner />;
-  if (!user) return <Navigate to="/connexion" replace />;
-  if (!isAdmin) return <Navigate to="/" replace />;
   return (
-    <PageContainer>
-      <div className="flex items-center gap-3">
-        <ShieldIcon className="text-primary size-7" aria-hidden />
-        <h1 className="text-2xl font-bold">Administration</h1>
+    <AdminGuard>
+      <PageContainer>
+        <div className="mb-6 flex items-center gap-3">
+          <ShieldIcon className="text-primary size-7" aria-hidden />
+          <h1 className="text-2xl font-bold sm:text-3xl">Administration</h1>
+        </div>
+        <Tabs defaultValue="users">
+          <div className="-mx-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
+            <TabsList>
+              <TabsTrigger value="users">Utilisateurs</TabsTrigger>
+              <TabsTrigger value="access">Accès</TabsTrigger>
+              <TabsTrigger value="courses">Cours</TabsTrigger>
+              <TabsTrigger value="books">Livres</TabsTrigger>
+              <TabsTrigger value="sessions">Sessions</TabsTrigger>
+            </TabsList>
+          </div>
+          <TabsContent value="users" className="pt-3">
+            <UsersTab />
+          </TabsContent>
+          <TabsContent value="access" className="pt-3">
+            <EmptyState icon={<ShieldIcon className="size-8" aria-hidden />} title="Gestion des accès">
+              <p className="text-sm">Choisissez un utilisateur dans l'onglet Utilisateurs, puis « Accès » dans ses actions.</p>
+            </EmptyState>
+          </TabsContent>
+          <TabsContent value="courses" className="pt-3">
+            <CoursesTab />
+          </TabsContent>
+          <TabsContent value="books" className="pt-3">
+            <BooksTab />
+          </TabsContent>
+          <TabsContent value="sessions" className="pt-3">
+            <SessionsTab />
+          </TabsContent>
+        </Tabs>
+      </PageContainer>
+    </AdminGuard>
+  );
+}
+
+function CoursesTab() {
+  const { courses } = useAdminCourses();
+  return (
+    <div className="space-y-4">
+      <div className="flex justify-end">
+        <Button asChild>
+          <Link to="/admin/courses">Voir tous les cours</Link>
+        </Button>
       </div>
-      <p className="text-muted-foreground mt-3">Le back-office arrive bientôt.</p>
-    </PageContainer>
+      {courses === null ? (
+        <PageSpinner />
+      ) : courses.length === 0 ? (
+        <EmptyState title="Aucun cours disponible." />
+      ) : (
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-4">
+          {courses.map((c) => (
+            <AdminCourseCard key={c.id} course={c} isAdmin={false} />
+          ))}
+        </div>
+      )}
+    </div>
   );
 }

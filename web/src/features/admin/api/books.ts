@@ -1,0 +1,64 @@
+import { supabase } from "@/lib/supabase";
+import { BOOKS_BUCKET } from "@/features/books/api/books";
+import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
+import { timestampedName } from "@/features/admin/lib/content-file";
+import type { Book } from "@/types/db";
+
+export interface BookInput {
+  title: string;
+  description: string;
+  pages: number;
+  file: File | null;
+  cover: File | null;
+}
+
+/** The PDF first, then the optional cover, then the row; both files go if the insert fails. */
+export async function uploadBook(input: BookInput): Promise<{ book: Book; coverFailed: boolean }> {
+  const client = supabase();
+  const { data: session } = await client.auth.getSession();
+  const userId = session.session?.user.id;
+  if (!userId) throw new Error("User not authenticated");
+  if (!input.file) throw new Error("No file provided");
+  const filePath = timestampedName(input.file.name);
+  const { error: uploadError } = await client.storage.from(BOOKS_BUCKET).upload(filePath, input.file, { cacheControl: "3600", upsert: false, contentType: "application/pdf" });
+  if (uploadError) throw new Error(`Error uploading file: ${uploadError.message}`);
+
+  // A cover failure (compression or upload) is logged only: the book is created without.
+  let coverPath: string | null = null;
+  let coverFailed = false;
+  if (input.cover) {
+    try {
+      coverPath = await uploadCover("books", input.cover);
+    } catch (error) {
+      console.warn("cover upload failed", error);
+      coverFailed = true;
+    }
+  }
+  const { data, error } = await client
+    .from("books")
+    .insert({ title: input.title.trim(), description: input.description.trim() || null, pages: input.pages, file_size: input.file.size, file_path: filePath, cover_url: coverPath, created_by: userId })
+    .select()
+    .single();
+  if (error) {
+    await client.storage.from(BOOKS_BUCKET).remove([filePath]);
+    if (coverPath) await client.storage.from(COVERS_BUCKET).remove([coverPath]);
+    throw new Error(`Error creating book record: ${error.message}`);
+  }
+  return { book: data as Book, coverFailed };
+}
+
+/** Access rows, then the PDF, then the cover, then the row; the first three may fail. */
+export async function deleteBookEverywhere(book: Pick<Book, "id" | "file_path" | "cover_url">): Promise<void> {
+  const client = supabase();
+  const steps: Array<() => PromiseLike<{ error: unknown }>> = [
+    () => client.from("user_book_access").delete().eq("book_id", book.id),
+    () => (book.file_path ? client.storage.from(BOOKS_BUCKET).remove([book.file_path]) : Promise.resolve({ error: null })),
+    () => (book.cover_url && !/^https?:/i.test(book.cover_url) ? client.storage.from(COVERS_BUCKET).remove([book.cover_url]) : Promise.resolve({ error: null })),
+  ];
+  for (const step of steps) {
+    const { error } = await step();
+    if (error) console.warn("book deletion step failed", error);
+  }
+  const { error } = await client.from("books").delete().eq("id", book.id);
+  if (error) throw new Error(`Error deleting book: ${error.message}`);
+}

@@ -1,0 +1,144 @@
+import { supabase } from "@/lib/supabase";
+import type { Course, CourseContent, Visibility } from "@/types/db";
+import { CONTENT_BUCKET } from "@/features/courses/api/courses";
+import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
+
+export interface CourseInput {
+  title: string;
+  description: string;
+  visibility: Visibility;
+  cover: File | null;
+}
+
+async function currentUserId(): Promise<string> {
+  const { data } = await supabase().auth.getSession();
+  const id = data.session?.user.id;
+  if (!id) throw new Error("User not authenticated");
+  return id;
+}
+
+/** The cover's upload may fail: the course is then saved without (a warning is shown). */
+async function tryCover(file: File | null): Promise<{ path: string | null; failed: boolean }> {
+  if (!file) return { path: null, failed: false };
+  try {
+    return { path: await uploadCover("courses", file), failed: false };
+  } catch (error) {
+    console.warn("cover upload failed", error);
+    return { path: null, failed: true };
+  }
+}
+
+export async function createCourse(input: CourseInput): Promise<{ course: Course; coverFailed: boolean }> {
+  const createdBy = await currentUserId();
+  const cover = await tryCover(input.cover);
+  const { data, error } = await supabase()
+    .from("courses")
+    .insert({ title: input.title.trim(), description: input.description.trim() || null, created_by: createdBy, visibility: input.visibility, cover_url: cover.path })
+    .select()
+    .single();
+  if (error) {
+    if (cover.path) await supabase().storage.from(COVERS_BUCKET).remove([cover.path]);
+    throw new Error(`Failed to create course: ${error.message}`);
+  }
+  return { course: data as Course, coverFailed: cover.failed };
+}
+
+export async function updateCourse(course: Course, input: CourseInput): Promise<{ course: Course; coverFailed: boolean }> {
+  await currentUserId();
+  const cover = await tryCover(input.cover);
+  const { data, error } = await supabase()
+    .from("courses")
+    .update({ title: input.title.trim(), description: input.description.trim() || null, visibility: input.visibility, cover_url: cover.path ?? course.cover_url })
+    .eq("id", course.id)
+    .select()
+    .single();
+  if (error) throw new Error(error.message);
+  // The replaced cover is no longer referenced.
+  if (cover.path && course.cover_url && !/^https?:/i.test(course.cover_url)) await supabase().storage.from(COVERS_BUCKET).remove([course.cover_url]);
+  return { course: data as Course, coverFailed: cover.failed };
+}
+
+/** The row first, then its content files (a "not found" from storage is fine). */
+export async function deleteCourse(course: Course): Promise<void> {
+  const client = supabase();
+  const { data: items } = await client.from("course_content").select("file_path").eq("course_id", course.id);
+  const { error } = await client.from("courses").delete().eq("id", course.id);
+  if (error) throw new Error(`Error deleting course: ${error.message}`);
+  const paths = (items ?? []).map((r: { file_path: string | null }) => r.file_path).filter((p): p is string => !!p);
+  if (paths.length) {
+    const { error: removeError } = await client.storage.from(CONTENT_BUCKET).remove(paths);
+    if (removeError) console.warn("course files removal", removeError);
+  }
+  if (course.cover_url && !/^https?:/i.test(course.cover_url)) await client.storage.from(COVERS_BUCKET).remove([course.cover_url]);
+}
+
+export async function getCourseById(courseId: string): Promise<Course | null> {
+  const { data, error } = await supabase().from("courses").select("*").eq("id", courseId).maybeSingle();
+  if (error) {
+    if (error.code === "22P02") return null;
+    throw error;
+  }
+  return data as Course | null;
+}
+
+export interface NewContent {
+  courseId: string;
+  title: string;
+  description: string;
+  fileType: string;
+  file: File | null;
+  embedUrl: string | null;
+}
+
+/** The file is stored, then the row inserted; the file is removed if the insert fails. */
+export async function addContent(input: NewContent, existing: CourseContent[], objectPath: (name: string) => string): Promise<CourseContent> {
+  const createdBy = await currentUserId();
+  const client = supabase();
+  let filePath: string | null = null;
+  if (input.fileType !== "video") {
+    if (!input.file) throw new Error("Aucun fichier n'a été fourni");
+    filePath = objectPath(input.file.name);
+    const { error } = await client.storage.from(CONTENT_BUCKET).upload(filePath, input.file, { cacheControl: "3600", upsert: false, contentType: input.file.type || undefined });
+    if (error) throw new Error(`Failed to upload content: ${error.message}`);
+  }
+  const order = existing.length ? Math.max(...existing.map((c) => c.order_index ?? 0)) + 1 : 0;
+  const { data, error } = await client
+    .from("course_content")
+    .insert({
+      course_id: input.courseId,
+      title: input.title.trim(),
+      description: input.description.trim() || null,
+      file_path: filePath,
+      file_type: input.fileType,
+      file_size: input.file && input.fileType !== "video" ? input.file.size : null,
+      video_embed_url: input.fileType === "video" ? input.embedUrl : null,
+      created_by: createdBy,
+      order_index: order,
+    })
+    .select()
+    .single();
+  if (error) {
+    if (filePath) await client.storage.from(CONTENT_BUCKET).remove([filePath]);
+    throw new Error(`Failed to upload content: ${error.message}`);
+  }
+  return data as CourseContent;
+}
+
+export async function updateContent(id: string, title: string, description: string): Promise<void> {
+  const { error } = await supabase().from("course_content").update({ title: title.trim(), description: description.trim() || null }).eq("id", id);
+  if (error) throw new Error(error.message);
+}
+
+/** Reads file_path, removes the stored file, deletes the row. */
+export async function deleteContent(id: string): Promise<void> {
+  const client = supabase();
+  const { data, error: readError } = await client.from("course_content").select("file_path").eq("id", id).single();
+  if (readError) throw new Error(`Error fetching content: ${readError.message}`);
+  const path = (data as { file_path: string | null }).file_path;
+  if (path) {
+    const { error } = await client.storage.from(CONTENT_BUCKET).remove([path]);
+    if (error && !/not.?found/i.test(error.message)) console.warn("content file removal", error);
+  }
+  const { error } = await client.from("course_content").delete().eq("id", id);
+  if (error) throw new Error(`Error deleting content: ${error.message}`);
+}

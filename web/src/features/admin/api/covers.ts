@@ -1,0 +1,17 @@
+import { supabase } from "@/lib/supabase";
+import { resizeCover } from "@/features/admin/lib/resize-cover";
+import { coverFileName } from "@/features/admin/lib/cover-size";
+
+/** Book and course covers live in the public covers bucket (books/..., courses/...). */
+export const COVERS_BUCKET = "covers";
+
+/** Compresses (300 px wide JPEG) and stores a cover; returns its object name. */
+export async function uploadCover(folder: "books" | "courses", file: File): Promise<string> {
+  if (!file.type.startsWith("image/")) throw new Error("Seuls les fichiers image sont acceptés pour la couverture");
+  const blob = await resizeCover(file);
+  const random = Math.random().toString(36).slice(2, 10);
+  const path = `${folder}/${Date.now()}_${random}_${coverFileName(file.name)}`;
+  const { error } = await supabase().storage.from(COVERS_BUCKET).upload(path, blob, { cacheControl: "3600", upsert: false, contentType: "image/jpeg" });
+  if (error) throw new Error(`Error uploading file: ${error.message}`);
+  return path;
+}

@@ -1,0 +1,31 @@
+import { supabase } from "@/lib/supabase";
+import type { ScheduleValues } from "@/features/admin/lib/schedule";
+
+export interface UnlockSchedule extends ScheduleValues {
+  id: string;
+  course_id: string;
+  is_active: boolean;
+  updated_at: string | null;
+}
+
+/** The active schedule of a course; none found (PGRST116) is not an error. */
+export async function getSchedule(courseId: string): Promise<UnlockSchedule | null> {
+  const { data, error } = await supabase().from("course_unlock_schedules").select("*").eq("course_id", courseId).eq("is_active", true).single();
+  if (error) {
+    if (error.code === "PGRST116") return null;
+    throw error;
+  }
+  return data as UnlockSchedule;
+}
+
+/** Updated if one exists, otherwise created. */
+export async function saveSchedule(courseId: string, values: ScheduleValues): Promise<void> {
+  const client = supabase();
+  const { data: existing, error: readError } = await client.from("course_unlock_schedules").select("id").eq("course_id", courseId).maybeSingle();
+  if (readError) throw readError;
+  const row = { ...values, is_active: true, updated_at: new Date().toISOString() };
+  const { error } = existing
+    ? await client.from("course_unlock_schedules").update(row).eq("id", (existing as { id: string }).id)
+    : await client.from("course_unlock_schedules").insert({ course_id: courseId, ...row });
+  if (error) throw error;
+}

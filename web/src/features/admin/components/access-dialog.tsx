@@ -1,0 +1,360 @@
+import * as React from "react";
+import { toast } from "sonner";
+import { ChevronDownIcon, ChevronRightIcon, Loader2Icon, LockIcon, RefreshCwIcon, UnlockIcon } from "lucide-react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Checkbox } from "@/components/ui/checkbox";
+import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { getProfile } from "@/features/admin/api/users";
+import {
+  bulkGrantContent,
+  bulkGrantCourses,
+  bulkRevokeContent,
+  grantBook,
+  grantContent,
+  grantCourse,
+  listAllCourses,
+  listBooksByTitle,
+  listContentInOrder,
+  loadAccessSummary,
+  revokeBook,
+  revokeContent,
+  revokeCourse,
+  type AccessSummary,
+} from "@/features/admin/api/access";
+import { bulkConfirmText, canApplyBulk, INITIAL_SELECTION, selectionReducer, type BulkKind } from "@/features/admin/lib/selection";
+import { errorText } from "@/features/admin/lib/errors";
+import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
+import type { Book, Course, CourseContent, Profile } from "@/types/db";
+
+const courseKey = (id: string) => `course:${id}`;
+const contentKey = (id: string) => `content:${id}`;
+
+/** Per-user access management: courses, single lessons and books; bulk mode on lessons. */
+export function AccessDialog({ userId, onClose }: { userId: string; onClose: () => void }) {
+  const [profile, setProfile] = React.useState<Profile | null>(null);
+  const [courses, setCourses] = React.useState<Course[]>([]);
+  const [books, setBooks] = React.useState<Book[]>([]);
+  const [summary, setSummary] = React.useState<AccessSummary | null>(null);
+  const [loading, setLoading] = React.useState(true);
+  const [expanded, setExpanded] = React.useState<Record<string, CourseContent[] | "loading">>({});
+  const [selection, dispatch] = React.useReducer(selectionReducer, INITIAL_SELECTION);
+  const [confirm, setConfirm] = React.useState<BulkKind | null>(null);
+  const [busy, setBusy] = React.useState<string | null>(null);
+
+  const load = React.useCallback(async () => {
+    setLoading(true);
+    try {
+      const [p, c, b, s] = await Promise.all([getProfile(userId), listAllCourses(), listBooksByTitle(), loadAccessSummary(userId)]);
+      setProfile(p);
+      setCourses(c);
+      setBooks(b);
+      setSummary(s);
+    } catch (error) {
+      toast.error("Erreur", { description: errorText(error, "Impossible de charger les données d'accès.") });
+    } finally {
+      setLoading(false);
+    }
+  }, [userId]);
+
+  React.useEffect(() => {
+    void load();
+  }, [load]);
+
+  const refreshSummary = async () => setSummary(await loadAccessSummary(userId));
+
+  const toggleExpand = async (courseId: string) => {
+    if (expanded[courseId]) {
+      setExpanded(({ [courseId]: _, ...rest }) => rest);
+      return;
+    }
+    setExpanded((e) => ({ ...e, [courseId]: "loading" }));
+    try {
+      const items = await listContentInOrder(courseId);
+      setExpanded((e) => ({ ...e, [courseId]: items }));
+    } catch (error) {
+      setExpanded(({ [courseId]: _, ...rest }) => rest);
+      toast.error("Erreur", { description: errorText(error, "Impossible de charger les données.") });
+    }
+  };
+
+  if (!profile) return null;
+  const name = profile.full_name || profile.email || "cet utilisateur";
+  const courseIds = new Set(summary?.courses.map((c) => c.course_id) ?? []);
+  const bookIds = new Set(summary?.books.map((b) => b.book_id) ?? []);
+  const contentIds = summary?.contentIds ?? new Set<string>();
+  const loadedContent = Object.values(expanded).flatMap((v) => (v === "loading" ? [] : v));
+
+  const act = async (key: string, run: () => Promise<void>, success: string, description: string, fallback: string) => {
+    setBusy(key);
+    try {
+      await run();
+      toast.success(success, { description });
+      await refreshSummary();
+    } catch (error) {
+      toast.error("Erreur lors de la modification de l'accès", { description: errorText(error, fallback) });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const toggleCourse = (c: Course) =>
+    courseIds.has(c.id)
+      ? act(courseKey(c.id), () => revokeCourse(userId, c.id), "Accès révoqué", `L'accès au cours « ${c.title} » a été révoqué.`, "Impossible de mettre à jour l'accès au cours.")
+      : act(courseKey(c.id), () => grantCourse(userId, c.id), "Accès accordé", `L'accès au cours « ${c.title} » a été accordé.`, "Impossible de mettre à jour l'accès au cours.");
+  const toggleBook = (b: Book) =>
+    bookIds.has(b.id)
+      ? act(`book:${b.id}`, () => revokeBook(userId, b.id), "Accès révoqué", `L'accès au livre « ${b.title} » a été révoqué.`, "Impossible de mettre à jour l'accès au livre.")
+      : act(`book:${b.id}`, () => grantBook(userId, b.id), "Accès accordé", `L'accès au livre « ${b.title} » a été accordé.`, "Impossible de mettre à jour l'accès au livre.");
+  const toggleContent = (item: CourseContent) =>
+    contentIds.has(item.id)
+      ? act(contentKey(item.id), () => revokeContent(userId, item.id), "Accès révoqué", `L'accès à « ${item.title} » a été révoqué.`, "Une erreur s'est produite")
+      : act(contentKey(item.id), () => grantContent(userId, item.course_id, item.id), "Accès accordé", `L'accès à « ${item.title} » a été accordé.`, "Une erreur s'est produite");
+
+  const askBulk = (kind: BulkKind) => {
+    if (!canApplyBulk(selection)) {
+      toast.error("Aucun contenu sélectionné", { description: "Veuillez sélectionner au moins un contenu." });
+      return;
+    }
+    setConfirm(kind);
+  };
+
+  const runBulk = async (kind: BulkKind) => {
+    const keys = [...selection.selected];
+    const selectedCourses = keys.filter((k) => k.startsWith("course:")).map((k) => k.slice(7));
+    const selectedContent = loadedContent.filter((c) => selection.selected.has(contentKey(c.id)));
+    setBusy("bulk");
+    try {
+      if (kind === "grant") {
+        await bulkGrantCourses(userId, selectedCourses);
+        await bulkGrantContent(userId, selectedContent);
+      } else {
+        for (const id of selectedCourses) await revokeCourse(userId, id);
+        await bulkRevokeContent(userId, selectedContent.map((c) => c.id));
+      }
+      const n = keys.length;
+      toast.success(kind === "grant" ? "Accès accordé" : "Accès révoqué", {
+        description: `${kind === "grant" ? "Accès accordé à" : "Accès révoqué pour"} ${n} élément${n > 1 ? "s" : ""}.`,
+      });
+      dispatch({ type: "done" });
+      await refreshSummary();
+    } catch (error) {
+      toast.error("Erreur", { description: errorText(error, `Impossible de ${kind === "grant" ? "accorder" : "révoquer"} l'accès aux contenus sélectionnés.`) });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const selectAll = () => dispatch({ type: "selectAll", ids: [...courses.map((c) => courseKey(c.id)), ...loadedContent.map((c) => contentKey(c.id))] });
+  const text = confirm ? bulkConfirmText(confirm, selection.selected.size, name) : null;
+
+  return (
+    <Dialog open onOpenChange={(o) => !o && onClose()}>
+      <DialogContent className="max-w-4xl">
+        <DialogHeader>
+          <DialogTitle>Gestion d'accès pour {name}</DialogTitle>
+          <DialogDescription>Gérer l'accès aux cours et contenus spécifiques</DialogDescription>
+        </DialogHeader>
+        <div className="flex flex-wrap items-center gap-2">
+          <Badge variant="secondary" data-testid="access-course-count">{courseIds.size} cours</Badge>
+          <Badge variant="secondary" data-testid="access-book-count">{bookIds.size} livres</Badge>
+          {summary?.hasFullAccess && <Badge variant="success">Accès complet</Badge>}
+          <Button variant="outline" size="sm" className="ml-auto" onClick={() => void load()} disabled={loading}>
+            <RefreshCwIcon className={loading ? "animate-spin" : undefined} aria-hidden /> Actualiser
+          </Button>
+        </div>
+        {loading && !summary ? (
+          <p className="text-muted-foreground flex items-center gap-2 py-6 text-sm" role="status">
+            <Loader2Icon className="size-4 animate-spin" aria-hidden /> Chargement des accès...
+          </p>
+        ) : (
+          <Tabs defaultValue="courses">
+            <TabsList>
+              <TabsTrigger value="courses">Cours</TabsTrigger>
+              <TabsTrigger value="books">Livres</TabsTrigger>
+            </TabsList>
+            <TabsContent value="courses" className="space-y-3">
+              <div className="flex flex-wrap gap-2">
+                {!selection.active ? (
+                  <Button variant="outline" size="sm" onClick={() => dispatch({ type: "enter" })}>
+                    Sélectionner
+                  </Button>
+                ) : (
+                  <>
+                    <Button variant="outline" size="sm" onClick={selectAll}>
+                      Tout sélectionner
+                    </Button>
+                    <Button variant="outline" size="sm" onClick={() => dispatch({ type: "selectNone" })}>
+                      Tout désélectionner
+                    </Button>
+                    <Button size="sm" disabled={!canApplyBulk(selection) || busy === "bulk"} onClick={() => askBulk("grant")}>
+                      Accorder l'accès ({selection.selected.size})
+                    </Button>
+                    <Button size="sm" variant="destructive" disabled={!canApplyBulk(selection) || busy === "bulk"} onClick={() => askBulk("revoke")}>
+                      Révoquer l'accès ({selection.selected.size})
+                    </Button>
+                    <Button variant="ghost" size="sm" onClick={() => dispatch({ type: "cancel" })}>
+                      Annuler
+                    </Button>
+                  </>
+                )}
+              </div>
+              {courses.length === 0 ? (
+                <p className="text-muted-foreground py-6 text-center text-sm">Aucun cours disponible.</p>
+              ) : (
+                <div className="rounded-lg border">
+                  <Table>
+                    <TableHeader>
+                      <TableRow>
+                        <TableHead className="w-10"><span className="sr-only">Déplier</span></TableHead>
+                        <TableHead>Cours / Contenu</TableHead>
+                        <TableHead>Type</TableHead>
+                        <TableHead className="text-right">Actions</TableHead>
+                      </TableRow>
+                    </TableHeader>
+                    <TableBody>
+                      {courses.map((c) => {
+                        const items = expanded[c.id];
+                        const has = courseIds.has(c.id);
+                        return (
+                          <React.Fragment key={c.id}>
+                            <TableRow data-testid="access-course" data-title={c.title}>
+                              <TableCell>
+                                <Button variant="ghost" size="icon" className="size-8" aria-expanded={!!items} aria-label={`${items ? "Masquer" : "Afficher"} le contenu de ${c.title}`} onClick={() => void toggleExpand(c.id)}>
+                                  {items ? <ChevronDownIcon aria-hidden /> : <ChevronRightIcon aria-hidden />}
+                                </Button>
+                              </TableCell>
+                              <TableCell>
+                                <div className="flex items-center gap-2">
+                                  {selection.active && <Checkbox aria-label={`Sélectionner ${c.title}`} checked={selection.selected.has(courseKey(c.id))} onCheckedChange={() => dispatch({ type: "toggle", id: courseKey(c.id) })} />}
+                                  <span className="font-medium">{c.title}</span>
+                                  {has && <Badge variant="success">Accessible</Badge>}
+                                </div>
+                              </TableCell>
+                              <TableCell>
+                                <Badge variant="outline">{c.visibility === "public" ? "Public" : "Privé"}</Badge>
+                              </TableCell>
+                              <TableCell className="text-right">
+                                <Button size="sm" variant={has ? "outline" : "default"} disabled={busy === courseKey(c.id)} onClick={() => void toggleCourse(c)}>
+                                  {has ? "Révoquer" : "Accorder"}
+                                </Button>
+                              </TableCell>
+                            </TableRow>
+                            {items === "loading" && (
+                              <TableRow>
+                                <TableCell colSpan={4} className="text-muted-foreground pl-12 text-sm">Chargement du contenu...</TableCell>
+                              </TableRow>
+                            )}
+                            {Array.isArray(items) && items.length === 0 && (
+                              <TableRow>
+                                <TableCell colSpan={4} className="text-muted-foreground pl-12 text-sm">Aucun contenu disponible dans ce cours.</TableCell>
+                              </TableRow>
+                            )}
+                            {Array.isArray(items) &&
+                              items.map((item) => {
+                                const granted = contentIds.has(item.id);
+                                return (
+                                  <TableRow key={item.id} className="bg-muted/30" data-testid="access-content" data-title={item.title}>
+                                    <TableCell />
+                                    <TableCell className="pl-6">
+                                      <div className="flex items-start gap-2">
+                                        {selection.active && <Checkbox className="mt-0.5" aria-label={`Sélectionner ${item.title}`} checked={selection.selected.has(contentKey(item.id))} onCheckedChange={() => dispatch({ type: "toggle", id: contentKey(item.id) })} />}
+                                        <div className="min-w-0">
+                                          <div className="flex flex-wrap items-center gap-2">
+                                            <span>{item.title}</span>
+                                            {granted && <Badge variant="success">Accessible</Badge>}
+                                          </div>
+                                          {item.description && <p className="text-muted-foreground text-xs">{item.description}</p>}
+                                        </div>
+                                      </div>
+                                    </TableCell>
+                                    <TableCell>
+                                      <Badge variant="secondary">{fileTypeLabel(item.file_type)}</Badge>
+                                    </TableCell>
+                                    <TableCell className="text-right">
+                                      <Button
+                                        size="icon"
+                                        variant="ghost"
+                                        className="size-8"
+                                        disabled={busy === contentKey(item.id)}
+                                        aria-label={`${granted ? "Révoquer l'accès à" : "Accorder l'accès à"} ${item.title}`}
+                                        onClick={() => void toggleContent(item)}
+                                      >
+                                        {granted ? <LockIcon aria-hidden /> : <UnlockIcon aria-hidden />}
+                                      </Button>
+                                    </TableCell>
+                                  </TableRow>
+                                );
+                              })}
+                          </React.Fragment>
+                        );
+                      })}
+                    </TableBody>
+                  </Table>
+                </div>
+              )}
+            </TabsContent>
+            <TabsContent value="books">
+              {books.length === 0 ? (
+                <p className="text-muted-foreground py-6 text-center text-sm">Aucun livre disponible.</p>
+              ) : (
+                <div className="rounded-lg border">
+                  <Table>
+                    <TableHeader>
+                      <TableRow>
+                        <TableHead>Livre</TableHead>
+                        <TableHead>Type</TableHead>
+                        <TableHead className="text-right">Actions</TableHead>
+                      </TableRow>
+                    </TableHeader>
+                    <TableBody>
+                      {books.map((b) => {
+                        const has = bookIds.has(b.id);
+                        return (
+                          <TableRow key={b.id} data-testid="access-book" data-title={b.title}>
+                            <TableCell>
+                              <div className="flex items-center gap-2">
+                                <span className="font-medium">{b.title}</span>
+                                {has && <Badge variant="success">Accessible</Badge>}
+                              </div>
+                            </TableCell>
+                            <TableCell>
+                              <Badge variant="outline">PDF</Badge>
+                            </TableCell>
+                            <TableCell className="text-right">
+                              <Button size="sm" variant={has ? "outline" : "default"} disabled={busy === `book:${b.id}`} onClick={() => void toggleBook(b)}>
+                                {has ? "Révoquer" : "Accorder"}
+                              </Button>
+                            </TableCell>
+                          </TableRow>
+                        );
+                      })}
+                    </TableBody>
+                  </Table>
+                </div>
+              )}
+            </TabsContent>
+          </Tabs>
+        )}
+        {text && (
+          <ConfirmDialog
+            open
+            onOpenChange={(o) => !o && setConfirm(null)}
+            title={text.title}
+            description={text.body}
+            confirmLabel={text.confirm}
+            destructive={confirm === "revoke"}
+            onConfirm={() => {
+              const kind = confirm!;
+              setConfirm(null);
+              void runBulk(kind);
+            }}
+          />
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,181 @@
+import * as React from "react";
+import { toast } from "sonner";
+import { BookOpenIcon, Loader2Icon, Trash2Icon, UploadIcon } from "lucide-react";
+import { Alert, AlertDescription } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input } from "@/components/ui/input";
+import { Textarea } from "@/components/ui/textarea";
+import { FormField } from "@/components/form-field";
+import { EmptyState, PageSpinner } from "@/components/layout/page-states";
+import { BookCover } from "@/features/books/components/book-cover";
+import { bookCoverUrl } from "@/features/books/api/books";
+import { listBooksByTitle } from "@/features/admin/api/access";
+import { deleteBookEverywhere, uploadBook } from "@/features/admin/api/books";
+import { errorText } from "@/features/admin/lib/errors";
+import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
+import { formatDateFr, formatFileSize } from "@/lib/format";
+import type { Book } from "@/types/db";
+
+interface BookErrors {
+  title?: string;
+  pages?: string;
+  file?: string;
+  cover?: string;
+}
+
+const isPdf = (f: File) => f.type === "application/pdf" || /\.pdf$/i.test(f.name);
+
+export function BooksTab() {
+  const [books, setBooks] = React.useState<Book[] | null>(null);
+  const [toDelete, setToDelete] = React.useState<Book | null>(null);
+
+  const load = React.useCallback(async () => {
+    try {
+      setBooks(await listBooksByTitle());
+    } catch {
+      setBooks([]);
+      toast.error("Erreur", { description: "Impossible de charger les livres" });
+    }
+  }, []);
+  React.useEffect(() => {
+    void load();
+  }, [load]);
+
+  const remove = async (book: Book) => {
+    try {
+      await deleteBookEverywhere(book);
+      toast.success("Livre supprimé", { description: book.title });
+      await load();
+    } catch (error) {
+      toast.error("Erreur", { description: errorText(error, "Impossible de supprimer le livre.") });
+    }
+  };
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[minmax(0,380px)_1fr]">
+      <Card className="h-fit">
+        <CardHeader>
+          <CardTitle>Ajouter un livre</CardTitle>
+          <CardDescription>Un PDF et, si vous le souhaitez, une image de couverture.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <BookUploadForm onUploaded={() => void load()} />
+        </CardContent>
+      </Card>
+      <section aria-labelledby="admin-books-title" className="min-w-0">
+        <h2 id="admin-books-title" className="mb-3 text-lg font-semibold">Livres ({books?.length ?? 0})</h2>
+        {books === null ? (
+          <PageSpinner label="Chargement des livres..." />
+        ) : books.length === 0 ? (
+          <EmptyState icon={<BookOpenIcon className="size-8" aria-hidden />} title="Aucun livre n'a été trouvé." />
+        ) : (
+          <ul className="grid gap-3">
+            {books.map((b) => (
+              <li key={b.id} className="bg-card flex items-center gap-3 rounded-lg border p-3" data-testid="admin-book" data-title={b.title}>
+                <BookCover src={bookCoverUrl(b)} title={b.title} className="w-14 shrink-0" />
+                <div className="min-w-0 flex-1">
+                  <p className="truncate font-medium">{b.title}</p>
+                  <p className="text-muted-foreground text-xs">
+                    {b.pages ?? 0} pages · {formatFileSize(b.file_size, { gigabytes: true })} · {formatDateFr(b.created_at)}
+                  </p>
+                  {b.description && <p className="text-muted-foreground line-clamp-2 text-sm">{b.description}</p>}
+                </div>
+                <Button variant="ghost" size="icon" className="text-destructive" aria-label={`Supprimer ${b.title}`} onClick={() => setToDelete(b)}>
+                  <Trash2Icon aria-hidden />
+                </Button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {toDelete && (
+        <ConfirmDialog
+          open
+          onOpenChange={(o) => !o && setToDelete(null)}
+          title="Êtes-vous sûr ?"
+          description="Cette action supprimera définitivement ce livre et ne peut pas être annulée."
+          confirmLabel="Supprimer"
+          onConfirm={() => {
+            const book = toDelete;
+            setToDelete(null);
+            void remove(book);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function BookUploadForm({ onUploaded }: { onUploaded: () => void }) {
+  const [title, setTitle] = React.useState("");
+  const [description, setDescription] = React.useState("");
+  const [pages, setPages] = React.useState("1");
+  const [file, setFile] = React.useState<File | null>(null);
+  const [cover, setCover] = React.useState<File | null>(null);
+  const [errors, setErrors] = React.useState<BookErrors>({});
+  const [failure, setFailure] = React.useState<string | null>(null);
+  const [busy, setBusy] = React.useState(false);
+  const formRef = React.useRef<HTMLFormElement>(null);
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    // A non-numeric page count becomes 0 (then fails the minimum of 1).
+    const pageCount = Number.parseInt(pages, 10) || 0;
+    const next: BookErrors = {};
+    if (!title.trim()) next.title = "Le titre est obligatoire";
+    if (pageCount < 1) next.pages = "Le nombre de pages doit être au moins 1";
+    if (!file) next.file = "Veuillez sélectionner un fichier PDF";
+    else if (!isPdf(file)) next.file = "Seuls les fichiers PDF sont acceptés";
+    if (cover && !cover.type.startsWith("image/")) next.cover = "Seuls les fichiers image sont acceptés pour la couverture";
+    setErrors(next);
+    setFailure(null);
+    if (Object.keys(next).length) return;
+    setBusy(true);
+    try {
+      await uploadBook({ title, description, pages: pageCount, file, cover });
+      toast.success("Livre téléchargé", { description: title.trim() });
+      setTitle("");
+      setDescription("");
+      setPages("1");
+      setFile(null);
+      setCover(null);
+      formRef.current?.reset();
+      onUploaded();
+    } catch (error) {
+      setFailure(errorText(error, "Une erreur s'est produite lors du téléchargement"));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form ref={formRef} className="grid gap-4" onSubmit={submit} noValidate>
+      {failure && (
+        <Alert variant="destructive">
+          <AlertDescription>{failure}</AlertDescription>
+        </Alert>
+      )}
+      <FormField id="book-title" label="Titre" error={errors.title}>
+        <Input id="book-title" value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={!!errors.title} />
+      </FormField>
+      <FormField id="book-description" label="Description">
+        <Textarea id="book-description" rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </FormField>
+      <FormField id="book-pages" label="Nombre de pages" error={errors.pages}>
+        <Input id="book-pages" type="number" min={1} value={pages} onChange={(e) => setPages(e.target.value)} aria-invalid={!!errors.pages} />
+      </FormField>
+      <FormField id="book-file" label="Fichier PDF" error={errors.file}>
+        <Input id="book-file" type="file" accept="application/pdf,.pdf" onChange={(e) => setFile(e.target.files?.[0] ?? null)} aria-invalid={!!errors.file} />
+      </FormField>
+      <FormField id="book-cover" label="Couverture (optionnelle)" error={errors.cover} hint="Réduite à 300 px de large (JPEG).">
+        <Input id="book-cover" type="file" accept="image/*" onChange={(e) => setCover(e.target.files?.[0] ?? null)} aria-invalid={!!errors.cover} />
+      </FormField>
+      <div>
+        <Button type="submit" disabled={busy}>
+          {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <UploadIcon aria-hidden />} Téléverser le livre
+        </Button>
+      </div>
+    </form>
+  );
+}

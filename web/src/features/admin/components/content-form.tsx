@@ -1,0 +1,170 @@
+import * as React from "react";
+import { toast } from "sonner";
+import { Loader2Icon, UploadIcon } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Textarea } from "@/components/ui/textarea";
+import { NativeSelect } from "@/components/ui/native-select";
+import { Progress } from "@/components/ui/progress";
+import { Label } from "@/components/ui/label";
+import { FormField } from "@/components/form-field";
+import { addContent } from "@/features/admin/api/courses";
+import { contentObjectPath, detectFileType, nextProgress, titleFromFileName, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
+import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
+import { errorText } from "@/features/admin/lib/errors";
+import type { CourseContent } from "@/types/db";
+
+type UploadMode = "file" | "embed";
+const TYPES = [
+  ["video", "Vidéo"],
+  ["document", "Document"],
+  ["image", "Image"],
+  ["audio", "Audio"],
+  ["other", "Autre"],
+] as const;
+
+interface Errors {
+  title?: string;
+  type?: string;
+  file?: string;
+  embed?: string;
+}
+
+/** Adds a lesson by file (type from the extension, title from the name) or video embed. */
+export function ContentForm({ courseId, existing, onAdded }: { courseId: string; existing: CourseContent[]; onAdded: () => void }) {
+  const [title, setTitle] = React.useState("");
+  const [description, setDescription] = React.useState("");
+  const [fileType, setFileType] = React.useState("");
+  const [mode, setMode] = React.useState<UploadMode>("file");
+  const [file, setFile] = React.useState<File | null>(null);
+  const [embed, setEmbed] = React.useState("");
+  const [errors, setErrors] = React.useState<Errors>({});
+  const [progress, setProgress] = React.useState<number | null>(null);
+  const fileRef = React.useRef<HTMLInputElement>(null);
+
+  const chooseType = (type: string) => {
+    setFileType(type);
+    // Choosing the video type forces embed mode.
+    if (type === "video") setMode("embed");
+  };
+
+  const chooseFile = (f: File | null) => {
+    setFile(f);
+    if (!f) return;
+    const detected = detectFileType(f.name);
+    if (detected) chooseType(detected);
+    if (!title.trim()) setTitle(titleFromFileName(f.name));
+  };
+
+  const validate = (): { ok: boolean; embedUrl: string | null } => {
+    const next: Errors = {};
+    if (title.trim().length < 3) next.title = "Le titre doit contenir au moins 3 caractères";
+    if (!fileType) next.type = "Veuillez sélectionner un type de fichier";
+    let embedUrl: string | null = null;
+    if (fileType === "video") {
+      const check = checkVideoEmbed(embed);
+      if (check.ok) embedUrl = check.url;
+      else {
+        next.embed = check.message;
+        toast.error(embed.trim() ? EMBED_MESSAGES.invalidToast : EMBED_MESSAGES.missing);
+      }
+    } else if (fileType && !file) next.file = "Veuillez sélectionner un fichier.";
+    setErrors(next);
+    return { ok: Object.keys(next).length === 0, embedUrl };
+  };
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const { ok, embedUrl } = validate();
+    if (!ok) return;
+    // Progress is simulated: 5 %, then steps every 300 ms up to the cap, 100 % at the end.
+    setProgress(UPLOAD_PROGRESS.start);
+    const timer = window.setInterval(() => setProgress((p) => (p === null ? p : nextProgress(p))), UPLOAD_PROGRESS.tickMs);
+    try {
+      await addContent({ courseId, title, description, fileType, file: fileType === "video" ? null : file, embedUrl }, existing, (name) => contentObjectPath(courseId, name));
+      setProgress(100);
+      toast.success("Contenu ajouté", { description: title.trim() });
+      setTitle("");
+      setDescription("");
+      setFile(null);
+      setEmbed("");
+      if (fileRef.current) fileRef.current.value = "";
+      onAdded();
+    } catch (error) {
+      toast.error("Erreur", { description: errorText(error, fileType === "video" ? "Impossible d'ajouter la vidéo." : "Impossible d'ajouter le contenu.") });
+    } finally {
+      window.clearInterval(timer);
+      window.setTimeout(() => setProgress(null), 600);
+    }
+  };
+
+  const busy = progress !== null;
+  return (
+    <form className="grid gap-4" onSubmit={submit} noValidate>
+      <fieldset className="grid gap-2">
+        <legend className="mb-2 text-sm font-medium">Mode d'ajout</legend>
+        <div className="flex flex-wrap gap-4 text-sm">
+          {(
+            [
+              ["file", "Téléverser un fichier"],
+              ["embed", "Vidéo intégrée (embed)"],
+            ] as const
+          ).map(([value, label]) => (
+            <label key={value} className="flex items-center gap-2">
+              <input
+                type="radio"
+                name="upload-mode"
+                value={value}
+                checked={mode === value}
+                disabled={value === "file" && fileType === "video"}
+                onChange={() => {
+                  setMode(value);
+                  if (value === "embed") setFileType("video");
+                }}
+              />
+              {label}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {mode === "file" ? (
+        <FormField id="content-file" label="Fichier" error={errors.file} hint="Le type est détecté d'après l'extension.">
+          <Input ref={fileRef} id="content-file" type="file" onChange={(e) => chooseFile(e.target.files?.[0] ?? null)} />
+        </FormField>
+      ) : (
+        <FormField id="content-embed" label={`URL ou code embed (${EMBED_HOST_NAME})`} error={errors.embed}>
+          <Textarea id="content-embed" rows={3} value={embed} onChange={(e) => setEmbed(e.target.value)} placeholder={`https://${EMBED_HOST_NAME}/embed/...`} />
+        </FormField>
+      )}
+      <div className="grid gap-4 sm:grid-cols-2">
+        <FormField id="content-title" label="Titre du contenu" error={errors.title}>
+          <Input id="content-title" value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={!!errors.title} />
+        </FormField>
+        <FormField id="content-type" label="Type de fichier" error={errors.type}>
+          <NativeSelect id="content-type" value={fileType} onChange={(e) => chooseType(e.target.value)} aria-invalid={!!errors.type}>
+            <option value="">Choisir un type</option>
+            {TYPES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </NativeSelect>
+        </FormField>
+      </div>
+      <FormField id="content-description" label="Description (optionnelle)">
+        <Textarea id="content-description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </FormField>
+      {progress !== null && (
+        <div className="grid gap-1" data-testid="upload-progress">
+          <Label>Téléversement : {progress} %</Label>
+          <Progress value={progress} aria-label="Progression du téléversement" />
+        </div>
+      )}
+      <div>
+        <Button type="submit" disabled={busy}>
+          {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <UploadIcon aria-hidden />} Ajouter le contenu
+        </Button>
+      </div>
+    </form>
+  );
+}

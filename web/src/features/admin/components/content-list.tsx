@@ -1,0 +1,169 @@
+import * as React from "react";
+import { Link } from "react-router-dom";
+import { toast } from "sonner";
+import { DownloadIcon, EllipsisVerticalIcon, ImageIcon, PlayIcon } from "lucide-react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Textarea } from "@/components/ui/textarea";
+import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
+import { EmptyState } from "@/components/layout/page-states";
+import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { contentDownloadUrl } from "@/features/courses/api/courses";
+import { deleteContent, updateContent } from "@/features/admin/api/courses";
+import { errorText } from "@/features/admin/lib/errors";
+import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
+import { formatFileSize } from "@/lib/format";
+import { startDownload } from "@/lib/download";
+import type { CourseContent } from "@/types/db";
+
+/** The lessons of a course in order, with view/download buttons and the admin menu. */
+export function ContentList({ items, viewed, onChanged }: { items: CourseContent[]; viewed?: Set<string>; onChanged: () => void }) {
+  const [toDelete, setToDelete] = React.useState<CourseContent | null>(null);
+
+  const download = async (item: CourseContent) => {
+    if (!item.file_path) {
+      toast.error("Ce contenu ne peut pas être téléchargé", { description: "Aucun fichier associé à ce contenu" });
+      return;
+    }
+    const { url, error } = await contentDownloadUrl(item.id);
+    if (!url) {
+      toast.error("Erreur de téléchargement", { description: error ?? "Impossible de télécharger le contenu" });
+      return;
+    }
+    startDownload(url);
+    toast.success("Téléchargement démarré");
+  };
+
+  const remove = async (item: CourseContent) => {
+    try {
+      await deleteContent(item.id);
+      toast.success("Contenu supprimé avec succès");
+      onChanged();
+    } catch (error) {
+      toast.error("Erreur lors de la suppression du contenu", { description: errorText(error, "Impossible de supprimer le contenu.") });
+    }
+  };
+
+  if (items.length === 0) return <EmptyState title="Aucun contenu disponible dans ce cours." />;
+  return (
+    <>
+      <ol className="grid gap-2">
+        {items.map((item, index) => {
+          const Icon = fileTypeIcon(item.file_type);
+          return (
+            <li key={item.id} className="bg-card flex flex-col gap-3 rounded-lg border p-3 sm:flex-row sm:items-center" data-testid="content-item" data-title={item.title}>
+              <div className="flex min-w-0 flex-1 items-start gap-3">
+                <span className="bg-primary/10 text-primary flex size-9 shrink-0 items-center justify-center rounded-md">
+                  <Icon className="size-4" aria-hidden />
+                </span>
+                <div className="min-w-0">
+                  <p className="font-medium">
+                    <span className="text-muted-foreground mr-1">{index + 1}.</span>
+                    {item.title}
+                  </p>
+                  <div className="mt-1 flex flex-wrap items-center gap-1.5 text-xs">
+                    <Badge variant="secondary">{fileTypeLabel(item.file_type)}</Badge>
+                    {viewed?.has(item.id) && <Badge variant="outline">Vu</Badge>}
+                    {item.file_size != null && <span className="text-muted-foreground">{formatFileSize(item.file_size, { gigabytes: true })}</span>}
+                  </div>
+                  {item.description && <p className="text-muted-foreground mt-1 line-clamp-2 text-sm">{item.description}</p>}
+                </div>
+              </div>
+              <div className="flex flex-wrap items-center gap-1">
+                {item.file_type === "video" && (
+                  <Button asChild size="sm" variant="outline">
+                    <Link to={`/video/${item.id}`}>
+                      <PlayIcon aria-hidden /> Regarder
+                    </Link>
+                  </Button>
+                )}
+                {item.file_type === "image" && (
+                  <Button asChild size="sm" variant="outline">
+                    <Link to={`/video/${item.id}`}>
+                      <ImageIcon aria-hidden /> Voir l'image
+                    </Link>
+                  </Button>
+                )}
+                {item.file_path && (
+                  <Button size="sm" variant="outline" onClick={() => void download(item)}>
+                    <DownloadIcon aria-hidden /> Télécharger
+                  </Button>
+                )}
+                <DropdownMenu>
+                  <DropdownMenuTrigger asChild>
+                    <Button size="icon" variant="ghost" aria-label={`Menu de ${item.title}`}>
+                      <EllipsisVerticalIcon aria-hidden />
+                    </Button>
+                  </DropdownMenuTrigger>
+                  <DropdownMenuContent align="end">
+                    <DropdownMenuItem onSelect={() => toast.info("Édition de contenu pas encore implémentée")}>Modifier</DropdownMenuItem>
+                    <DropdownMenuItem className="text-destructive" onSelect={() => setToDelete(item)}>
+                      Supprimer
+                    </DropdownMenuItem>
+                  </DropdownMenuContent>
+                </DropdownMenu>
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      {toDelete && (
+        <ConfirmDialog
+          open
+          onOpenChange={(o) => !o && setToDelete(null)}
+          title="Supprimer ce contenu ?"
+          description={`« ${toDelete.title} » et son fichier seront définitivement supprimés.`}
+          confirmLabel="Supprimer"
+          onConfirm={() => {
+            const item = toDelete;
+            setToDelete(null);
+            void remove(item);
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+/** Edits the titles and descriptions of the lessons (title must be non-empty to save). */
+export function ContentEditSection({ items, onChanged }: { items: CourseContent[]; onChanged: () => void }) {
+  if (items.length === 0) return <p className="text-muted-foreground text-sm">Aucun contenu disponible dans ce cours.</p>;
+  return (
+    <div className="grid gap-3">
+      {items.map((item) => (
+        <ContentEditRow key={`${item.id}:${item.title}:${item.description ?? ""}`} item={item} onChanged={onChanged} />
+      ))}
+    </div>
+  );
+}
+
+function ContentEditRow({ item, onChanged }: { item: CourseContent; onChanged: () => void }) {
+  const [title, setTitle] = React.useState(item.title);
+  const [description, setDescription] = React.useState(item.description ?? "");
+  const [busy, setBusy] = React.useState(false);
+  const dirty = title !== item.title || description !== (item.description ?? "");
+  const save = async () => {
+    setBusy(true);
+    try {
+      await updateContent(item.id, title, description);
+      toast.success("Succès", { description: "Le contenu a été mis à jour." });
+      onChanged();
+    } catch (error) {
+      toast.error("Erreur", { description: errorText(error, "Impossible de mettre à jour le contenu.") });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="grid gap-2 rounded-lg border p-3" data-testid="content-edit">
+      <Input aria-label={`Titre de ${item.title}`} value={title} onChange={(e) => setTitle(e.target.value)} />
+      <Textarea aria-label={`Description de ${item.title}`} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <div>
+        <Button size="sm" disabled={!dirty || !title.trim() || busy} onClick={() => void save()}>
+          Enregistrer
+        </Button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+import * as React from "react";
+import { toast } from "sonner";
+import { LaptopIcon, RefreshCwIcon } from "lucide-react";
+import { Button } from "@/components/ui/button";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { EmptyState, PageSpinner } from "@/components/layout/page-states";
+import { listAllSessions, type AdminSession } from "@/features/admin/api/sessions";
+import { terminateSession } from "@/features/sessions/api/sessions";
+import { getDeviceSessionId } from "@/features/sessions/lib/storage";
+import { useAuth } from "@/features/auth/hooks/auth-context";
+import { errorText } from "@/features/admin/lib/errors";
+import { formatDateTimeFr } from "@/lib/format";
+
+export const ADMIN_SESSIONS_REFRESH_MS = 60_000;
+
+/** Every connected device, refreshed every 60 s; terminating signs that device out. */
+export function SessionsTab() {
+  const { isAdmin, signOut } = useAuth();
+  const [sessions, setSessions] = React.useState<AdminSession[] | null>(null);
+  const [busy, setBusy] = React.useState<string | null>(null);
+
+  const load = React.useCallback(async () => {
+    try {
+      setSessions(await listAllSessions());
+    } catch (error) {
+      setSessions((s) => s ?? []);
+      toast.error("Erreur", { description: errorText(error, "Impossible de charger les sessions.") });
+    }
+  }, []);
+
+  React.useEffect(() => {
+    if (!isAdmin) return;
+    void load();
+    const timer = window.setInterval(() => void load(), ADMIN_SESSIONS_REFRESH_MS);
+    return () => window.clearInterval(timer);
+  }, [isAdmin, load]);
+
+  if (!isAdmin) return <p className="text-destructive text-sm">Accès non autorisé. Seuls les administrateurs peuvent voir cette page.</p>;
+
+  const terminate = async (s: AdminSession) => {
+    setBusy(s.id);
+    try {
+      await terminateSession(s.id);
+      toast.success("Session terminée", { description: `${s.device_name ?? "Appareil"} — ${s.user_email ?? ""}` });
+      if (s.id === getDeviceSessionId()) {
+        await signOut();
+        return;
+      }
+      await load();
+    } catch (error) {
+      toast.error("Erreur", { description: errorText(error, "Impossible de terminer la session.") });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="text-muted-foreground text-sm">Chaque compte peut être connecté sur 2 appareils au maximum. La liste se met à jour toutes les 60 secondes.</p>
+        <Button variant="outline" size="sm" onClick={() => void load()}>
+          <RefreshCwIcon aria-hidden /> Actualiser
+        </Button>
+      </div>
+      {sessions === null ? (
+        <PageSpinner label="Chargement des sessions..." />
+      ) : sessions.length === 0 ? (
+        <EmptyState icon={<LaptopIcon className="size-8" aria-hidden />} title="Aucune session active." />
+      ) : (
+        <div className="rounded-xl border">
+          <Table>
+            <TableHeader>
+              <TableRow>
+                <TableHead>Utilisateur</TableHead>
+                <TableHead>Appareil</TableHead>
+                <TableHead className="hidden md:table-cell">Adresse IP</TableHead>
+                <TableHead className="hidden sm:table-cell">Dernière activité</TableHead>
+                <TableHead className="text-right">Actions</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {sessions.map((s) => (
+                <TableRow key={s.id} data-testid="admin-session" data-email={s.user_email ?? ""}>
+                  <TableCell>
+                    <p className="font-medium">{s.user_full_name || "Sans nom"}</p>
+                    <p className="text-muted-foreground max-w-48 truncate text-xs">{s.user_email}</p>
+                  </TableCell>
+                  <TableCell>{s.device_name}</TableCell>
+                  <TableCell className="hidden md:table-cell">{s.ip_address}</TableCell>
+                  <TableCell className="hidden sm:table-cell">{formatDateTimeFr(s.last_active)}</TableCell>
+                  <TableCell className="text-right">
+                    <Button size="sm" variant="destructive" disabled={busy === s.id} onClick={() => void terminate(s)}>
+                      Terminer
+                    </Button>
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </div>
+      )}
+    </div>
+  );
+}

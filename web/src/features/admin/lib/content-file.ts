@@ -1,0 +1,62 @@
+// Content upload helpers: type detection from the extension, the title prefilled from the
+// file name, and the storage names of the spec ({courseId}/{timestamp}_{name}).
+export type DetectedType = "video" | "document" | "image";
+
+const EXTENSIONS: Record<string, DetectedType> = {
+  mp4: "video",
+  mov: "video",
+  avi: "video",
+  webm: "video",
+  pdf: "document",
+  doc: "document",
+  docx: "document",
+  jpg: "image",
+  jpeg: "image",
+  png: "image",
+  gif: "image",
+  webp: "image",
+};
+
+export function fileExtension(fileName: string): string {
+  const dot = fileName.lastIndexOf(".");
+  return dot > 0 ? fileName.slice(dot + 1).toLowerCase() : "";
+}
+
+/** The content type of a file from its extension; null when the extension is unknown. */
+export function detectFileType(fileName: string): DetectedType | null {
+  return EXTENSIONS[fileExtension(fileName)] ?? null;
+}
+
+/** "mon_cours-1.pdf" -> "mon cours 1": the title field's initial value. */
+export function titleFromFileName(fileName: string): string {
+  const dot = fileName.lastIndexOf(".");
+  const base = dot > 0 ? fileName.slice(0, dot) : fileName;
+  return base.replace(/[_-]+/g, " ").replace(/\s+/g, " ").trim();
+}
+
+/** Spaces in file names become underscores. */
+export function safeFileName(fileName: string): string {
+  return fileName.trim().replace(/\s+/g, "_");
+}
+
+/** Stored names are prefixed with a timestamp. */
+export function timestampedName(fileName: string, now: number = Date.now()): string {
+  return `${now}_${safeFileName(fileName)}`;
+}
+
+export function contentObjectPath(courseId: string, fileName: string, now: number = Date.now()): string {
+  return `${courseId}/${timestampedName(fileName, now)}`;
+}
+
+/** The next order_index: highest existing plus 1, or 0 for the first item. */
+export function nextOrderIndex(existing: Array<{ order_index: number | null }>): number {
+  const indexes = existing.map((c) => c.order_index).filter((n): n is number => typeof n === "number");
+  return indexes.length ? Math.max(...indexes) + 1 : 0;
+}
+
+/** Simulated upload progress: from 5 %, steps of `step` up to `cap` (100 on completion). */
+export const UPLOAD_PROGRESS = { start: 5, step: 10, cap: 90, tickMs: 300 } as const;
+
+export function nextProgress(current: number, step: number = UPLOAD_PROGRESS.step, cap: number = UPLOAD_PROGRESS.cap): number {
+  return Math.min(cap, current + step);
+}
