@@ -309,5 +309,6 @@ test('public settings RPCs answer through supabase-js', async () => {
   assert.deepEqual(ok(await visitor.rpc('get_site_contact'), 'site contact'), { whatsapp_number: null, email: null });
   assert.equal(ok(await learner.supabase.rpc('is_owner_account'), 'owner'), false);
   assert.deepEqual(ok(await learner.supabase.rpc('get_contact_admin'), 'contact admin'), []); // not configured here
+  assert.equal(ok(await learner.supabase.rpc('get_contact_admin').maybeSingle(), 'contact admin, one row'), null);
   assert.ok((await visitor.rpc('get_contact_admin')).error);
 });
