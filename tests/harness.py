@@ -4,6 +4,7 @@ and live servers (`supalite serve` subprocesses on free ports)."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,6 +87,7 @@ class LiveServer:
     settings: Settings
     log_path: Path
     env: dict[str, str] = field(default_factory=dict)
+    scratch: list[Path] = field(default_factory=list)  # removed when the server stops
 
     @property
     def anon_key(self) -> str:
@@ -106,6 +108,8 @@ class LiveServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
+        for path in self.scratch:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: float = 60.0) -> None:
@@ -132,7 +136,8 @@ def start_server(database_url: str | None, *, extra_env: dict[str, str] | None =
     if database_url:
         env["DATABASE_URL"] = database_url
     # Each server gets its own data dir (stored objects, secrets) unless the test shares one.
-    env["SUPALITE_DATA_DIR"] = str(data_dir or scratch_dir("supalite-data-") / "data")
+    own_data = None if data_dir else scratch_dir("supalite-data-")
+    env["SUPALITE_DATA_DIR"] = str(data_dir or own_data / "data")
     env.update(extra_env or {})
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
@@ -142,12 +147,14 @@ def start_server(database_url: str | None, *, extra_env: dict[str, str] | None =
         )
     url = f"http://127.0.0.1:{port}"
     settings = load_settings({k: v for k, v in env.items()}, dotenv=None).with_overrides(port=port)
-    server = LiveServer(url, database_url or "", process, settings, log_path, env)
+    server = LiveServer(url, database_url or "", process, settings, log_path, env,
+                        [p for p in (own_data, log_dir) if p is not None])
     try:
         wait_healthy(url, process)
     except RuntimeError as exc:
+        log = server.log()
         server.stop()
-        raise RuntimeError(f"{exc}\n--- server log ---\n{server.log()}") from None
+        raise RuntimeError(f"{exc}\n--- server log ---\n{log}") from None
     return server
 
 
