@@ -4,12 +4,13 @@ and the web app, over the pools of one process."""
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server import auth, realtime, rest, storage, web
 from server.auth.jwt import keys_from_settings
@@ -30,8 +31,33 @@ def build_context(settings: Settings) -> AppContext:
     )
 
 
+REST_PREFIX = "/rest/v1"
+
+
+class SupaliteApp(Starlette):
+    """Starlette, except that /rest/v1/... (the hottest path) goes straight to the REST app.
+
+    The REST app is a bare ASGI app that answers every error itself, so Starlette's router
+    and middleware layers add nothing there but cost; the scope it gets is the one the
+    `Mount` would give it (root_path extended by the prefix).
+    """
+
+    def __init__(self, *, rest_app: ASGIApp, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rest_app = rest_app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(REST_PREFIX + "/"):
+            scope["app"] = self
+            scope["root_path"] = scope.get("root_path", "") + REST_PREFIX
+            await self.rest_app(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings) -> Starlette:
     ctx = build_context(settings)
+    rest_app = rest.build(ctx)
 
     async def health(request: Request) -> JSONResponse:
         async with ctx.api_pool.connection() as conn:
@@ -55,13 +81,13 @@ def create_app(settings: Settings) -> Starlette:
     routes = [
         Route("/health", health),
         Mount("/auth/v1", app=auth.build(ctx)),
-        Mount("/rest/v1", app=rest.build(ctx)),
+        Mount(REST_PREFIX, app=rest_app),
         Mount("/storage/v1", app=storage.build(ctx)),
         Mount("/realtime/v1", app=realtime.build(ctx)),
         Mount("/inbox", app=auth.inbox_app(ctx)),
         Mount("/", app=web.build(ctx)),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = SupaliteApp(rest_app=rest_app, routes=routes, lifespan=lifespan)
     app.state.ctx = ctx
     return app
 

@@ -12,6 +12,7 @@ them exactly as psycopg's default string adaptation does.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import weakref
 from collections import OrderedDict
@@ -21,7 +22,6 @@ from typing import Any, Mapping, Sequence
 import psycopg
 from psycopg import AsyncConnection, pq
 from psycopg.errors import error_from_result
-from psycopg.waiting import Ready, Wait
 
 _OK = (pq.ExecStatus.TUPLES_OK, pq.ExecStatus.COMMAND_OK, pq.ExecStatus.EMPTY_QUERY)
 MAX_PREPARED = 256  # per connection; the oldest is closed beyond that
@@ -116,9 +116,20 @@ async def run(conn: AsyncConnection, steps: Sequence[Step]) -> list[pq.abc.PGres
 
     On the first failing step, raise it as a psycopg error (the server skips the rest of the
     flight until Sync, so the transaction is rolled back, or left failed for the caller to
-    roll back when the flight began one with BEGIN).
+    roll back when the flight began one with BEGIN). The connection must be idle and borrowed
+    exclusively (from the pool). If the wait is interrupted (cancelled task), the connection
+    is closed: its results are still in flight, so the pool must not hand it out again.
     """
-    results, error = await conn.wait(_flight(conn, steps))
+    pgconn = conn.pgconn
+    known = PREPARED.of(conn)
+    expected = _send(pgconn, steps, known)
+    try:
+        results, error = await _receive(pgconn, len(steps), expected, known)
+    except BaseException:
+        if pgconn.pipeline_status:
+            pgconn.finish()
+        raise
+    pgconn.exit_pipeline_mode()
     if error is not None:
         raise error_from_result(error, encoding=conn.info.encoding)
     for res in results:
@@ -127,77 +138,94 @@ async def run(conn: AsyncConnection, steps: Sequence[Step]) -> list[pq.abc.PGres
     return results
 
 
-def _flight(conn: AsyncConnection, steps: Sequence[Step]):
-    pgconn = conn.pgconn
-    known = PREPARED.of(conn)
-    # one entry per result the server will send: (kind, payload)
-    # kind: "prepare" (name registered on success), "close", "step" (index of the step)
-    expected: list[tuple[str, Any]] = []
-    pgconn.enter_pipeline_mode()
-    try:
-        for i, (stmt, params) in enumerate(steps):
-            if stmt.prepare:
-                name = known.get(stmt.text)
-                if name is None:
-                    name = PREPARED.new_name()
-                    pgconn.send_prepare(name, stmt.text)
-                    expected.append(("prepare", (stmt.text, name)))
-                    if len(known) >= MAX_PREPARED:
-                        _, old = known.popitem(last=False)
-                        pgconn.send_close_prepared(old)
-                        expected.append(("close", old))
-                else:
-                    known.move_to_end(stmt.text)
-                pgconn.send_query_prepared(name, params)
-            else:
-                pgconn.send_query_params(stmt.text, params)
-            expected.append(("step", i))
-        pgconn.pipeline_sync()
-        while pgconn.flush():
-            yield Wait.RW
-            pgconn.consume_input()  # keep reading so the server never blocks on a full socket
+# What each result of a flight answers: a step (its index), a prepare (text, name), a close.
+_STEP, _PREPARE, _CLOSE = 0, 1, 2
 
-        results: list[Any] = [None] * len(steps)
-        error: pq.abc.PGresult | None = None
-        for kind, payload in expected:
-            res = yield from _next_result(pgconn)
-            status = res.status
-            if status == pq.ExecStatus.FATAL_ERROR and error is None:
-                error = res
-            if kind == "prepare":
-                if status == pq.ExecStatus.COMMAND_OK:
-                    known[payload[0]] = payload[1]
-            elif kind == "step":
-                results[payload] = res
-        sync = yield from _next_result(pgconn)
-        if sync.status != pq.ExecStatus.PIPELINE_SYNC:  # pragma: no cover - protocol guard
-            raise psycopg.InternalError(f"unexpected result in flight: {pq.ExecStatus(sync.status).name}")
-    finally:
-        if pgconn.pipeline_status:
-            try:
-                pgconn.exit_pipeline_mode()
-            except psycopg.OperationalError:
-                pass  # results left unread: the connection is broken and the pool drops it
+
+def _send(pgconn: pq.abc.PGconn, steps: Sequence[Step], known: OrderedDict[bytes, bytes]) -> list[tuple[int, Any]]:
+    expected: list[tuple[int, Any]] = []
+    pgconn.enter_pipeline_mode()
+    for i, (stmt, params) in enumerate(steps):
+        if stmt.prepare:
+            name = known.get(stmt.text)
+            if name is None:
+                name = PREPARED.new_name()
+                pgconn.send_prepare(name, stmt.text)
+                expected.append((_PREPARE, (stmt.text, name)))
+                if len(known) >= MAX_PREPARED:
+                    _, old = known.popitem(last=False)
+                    pgconn.send_close_prepared(old)
+                    expected.append((_CLOSE, old))
+            else:
+                known.move_to_end(stmt.text)
+            pgconn.send_query_prepared(name, params)
+        else:
+            pgconn.send_query_params(stmt.text, params)
+        expected.append((_STEP, i))
+    pgconn.pipeline_sync()  # also flushes: one write for the whole flight
+    return expected
+
+
+async def _receive(pgconn: pq.abc.PGconn, n: int, expected: list[tuple[int, Any]],
+                   known: OrderedDict[bytes, bytes]) -> tuple[list[Any], Any]:
+    fd = pgconn.socket
+    while pgconn.flush():  # only when the socket buffer was full
+        await _ready(fd, write=True)
+        pgconn.consume_input()  # keep reading so the server never blocks on a full socket
+    results: list[Any] = [None] * n
+    error = None
+    for kind, payload in expected:
+        while pgconn.is_busy():
+            await _ready(fd)
+            pgconn.consume_input()
+        res = pgconn.get_result()
+        while pgconn.is_busy():  # the NULL that ends each command's results
+            await _ready(fd)
+            pgconn.consume_input()
+        pgconn.get_result()
+        if res is None:  # pragma: no cover - protocol guard
+            raise psycopg.InternalError("missing result in flight")
+        status = res.status
+        if status == _FATAL and error is None:
+            error = res
+        if kind == _STEP:
+            results[payload] = res
+        elif kind == _PREPARE and status == _COMMAND_OK:
+            known[payload[0]] = payload[1]
+    while pgconn.is_busy():
+        await _ready(fd)
+        pgconn.consume_input()
+    sync = pgconn.get_result()
+    if sync is None or sync.status != _SYNC:  # pragma: no cover - protocol guard
+        raise psycopg.InternalError("flight without its sync")
     return results, error
 
 
-def _next_result(pgconn: pq.abc.PGconn):
-    """The next non-empty result in pipeline mode (libpq returns NULL between commands)."""
-    while True:
-        while pgconn.is_busy():
-            ready = yield Wait.R
-            if ready:
-                pgconn.consume_input()
-        res = pgconn.get_result()
-        if res is not None:
-            if res.status != pq.ExecStatus.PIPELINE_SYNC:
-                # drain the NULL that ends this command's results
-                while pgconn.is_busy():
-                    ready = yield Wait.R
-                    if ready:
-                        pgconn.consume_input()
-                pgconn.get_result()
-            return res
+_FATAL = pq.ExecStatus.FATAL_ERROR
+_COMMAND_OK = pq.ExecStatus.COMMAND_OK
+_SYNC = pq.ExecStatus.PIPELINE_SYNC
+
+
+async def _ready(fd: int, write: bool = False) -> None:
+    """Wait until the socket is readable (or writable): one future, no timer."""
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+
+    def wake() -> None:
+        if not fut.done():
+            fut.set_result(None)
+
+    if write:
+        loop.add_writer(fd, wake)
+    else:
+        loop.add_reader(fd, wake)
+    try:
+        await fut
+    finally:
+        if write:
+            loop.remove_writer(fd)
+        else:
+            loop.remove_reader(fd)
 
 
 def row(result: pq.abc.PGresult) -> tuple[bytes | None, ...] | None:
@@ -207,4 +235,4 @@ def row(result: pq.abc.PGresult) -> tuple[bytes | None, ...] | None:
     return tuple(result.get_value(0, c) for c in range(result.nfields))
 
 
-__all__ = ["Statement", "to_statement", "encode", "run", "row", "PREPARED", "Ready"]
+__all__ = ["Statement", "Step", "to_statement", "encode", "run", "row", "PREPARED"]

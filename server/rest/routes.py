@@ -331,7 +331,10 @@ class RestService:
 
         if media.kind == "plan":
             return await self._explain(ctx, schema, full, params, media)
-        row = await self._run(ctx, schema, full, params.values, read_only=False, check=check)
+        # commit in the same flight unless the result may call for a rollback
+        may_reject = rollback or (prefer.max_affected is not None and prefer.handling == "strict") or (
+            returning and media.kind == "object")
+        row = await self._run(ctx, schema, full, params.values, read_only=False, check=check if may_reject else None)
         total, page_total, body_text, h_guc, s_guc = row
         out_headers = {"content-range": content_range(0, page_total, total) if method != "POST" else f"*/{'*' if total is None else total}"}
         if returning:
@@ -417,7 +420,7 @@ class RestService:
         limit = self._max_rows(qp.limit.get(()))
         if fn.return_type == "void":
             stmt = q.wrap(sql.SQL("SELECT NULL AS pgrst_scalar FROM {}").format(source), "scalar", None, ctes)
-            row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=(lambda r: not rollback))
+            row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=(lambda r: False) if rollback else None)
             return self._finish(Answer(204, b"", {}), row[3], row[4], applied)
         if scalar:
             scol = sql.SQL("{}.{}").format(sql.Identifier(alias), sql.Identifier(alias))
@@ -451,7 +454,8 @@ class RestService:
                 raise errors.max_affected_violation(row[1])
             return not rollback
 
-        row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=None if read and not rollback else check)
+        may_reject = rollback or (not read and prefer.max_affected is not None and prefer.handling == "strict")
+        row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=check if may_reject else None)
         total, page_total, body_text, h_guc, s_guc = row
         single = not fn.returns_set
         if single and not scalar:
@@ -499,23 +503,28 @@ class RestService:
                                     (stmt, values)]
         if check is None:
             steps.append((COMMIT, ()))
+        pool = self.ctx.api_pool
         try:
-            async with self.ctx.api_pool.connection() as conn:
-                try:
-                    results = await flight.run(conn, steps)
-                    row = _decode(results[2])
-                    if check is not None:
-                        try:
-                            commit = check(row)
-                        except errors.ApiError:
-                            await flight.run(conn, [(ROLLBACK, ())])
-                            raise
-                        await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())])
-                    return row
-                except psycopg.Error:
-                    if not conn.closed and conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-                        await conn.rollback()
-                    raise
+            # getconn/putconn rather than `pool.connection()`: that one also runs the
+            # connection's own context exit (a commit check) on every request
+            conn = await pool.getconn()
+            try:
+                results = await flight.run(conn, steps)
+                row = _decode(results[2])
+                if check is not None:
+                    try:
+                        commit = check(row)
+                    except errors.ApiError:
+                        await flight.run(conn, [(ROLLBACK, ())])
+                        raise
+                    await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())])
+                return row
+            except psycopg.Error:
+                if not conn.closed and conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+                    await conn.rollback()
+                raise
+            finally:
+                await pool.putconn(conn)
         except psycopg.errors.Error as exc:
             if isinstance(exc, psycopg.OperationalError) and not exc.sqlstate:
                 raise errors.ApiError(503, "PGRST000", "Database connection error. Retrying the connection.", str(exc)) from None
