@@ -71,7 +71,7 @@ def content_type(mime: str | None) -> str:
     return "text/plain" if "text/html" in mime else mime
 
 
-async def _primed(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+async def _primed(stream: AsyncIterator[bytes | memoryview]) -> AsyncIterator[bytes | memoryview]:
     """Read the first chunk before the status line goes out, so a missing file is a
     clean error instead of a truncated 200."""
     try:
@@ -81,7 +81,7 @@ async def _primed(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     except BackendMissing:
         raise errors.no_such_key() from None
 
-    async def rest() -> AsyncIterator[bytes]:
+    async def rest() -> AsyncIterator[bytes | memoryview]:
         if first:
             yield first
         async for chunk in stream:

@@ -25,8 +25,8 @@ class Backend(Protocol):
         """Store the stream under key; raise EntityTooLarge past `limit` bytes, leaving nothing."""
         ...
 
-    def stream(self, key: str, start: int = 0, end: int | None = None) -> AsyncIterator[bytes]:
-        """Bytes start..end (inclusive; end None: to the last byte)."""
+    def stream(self, key: str, start: int = 0, end: int | None = None) -> AsyncIterator[bytes | memoryview]:
+        """Bytes start..end (inclusive; end None: to the last byte), as bytes-like blocks."""
         ...
 
     async def get(self, key: str, limit: int) -> bytes:

@@ -15,9 +15,9 @@ from typing import AsyncIterator, BinaryIO, Callable, TypeVar
 import anyio
 
 from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, TooLarge
+from server.storage.backends.fileread import open_for_reading, read_range
 
 T = TypeVar("T")
-READ_CHUNK = 4 * CHUNK  # fewer thread hops per response; still a few MB per download
 
 
 class FileBackend:
@@ -63,25 +63,18 @@ class FileBackend:
             raise
         return ObjectHead(size, f'"{digest.hexdigest()}"', _mtime(final))
 
-    async def stream(self, key: str, start: int = 0, end: int | None = None) -> AsyncIterator[bytes]:
+    async def stream(self, key: str, start: int = 0, end: int | None = None) -> AsyncIterator[bytes | memoryview]:
         path = self.path(key)
         try:
-            handle: BinaryIO = await anyio.to_thread.run_sync(open, path, "rb")
-        except FileNotFoundError:
+            fd, size = await open_for_reading(str(path))
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise BackendMissing(key) from None
         try:
-            await anyio.to_thread.run_sync(handle.seek, start)
-            remaining = None if end is None else end - start + 1
-            while remaining is None or remaining > 0:
-                want = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
-                block = await anyio.to_thread.run_sync(handle.read, want)
-                if not block:
-                    break
-                if remaining is not None:
-                    remaining -= len(block)
-                yield block
+            stop = size if end is None else min(end + 1, size)
+            async for block in read_range(fd, start, stop):
+                yield block  # a memoryview over a fresh buffer: not copied again
         finally:
-            handle.close()
+            os.close(fd)
 
     async def get(self, key: str, limit: int) -> bytes:
         path = self.path(key)
