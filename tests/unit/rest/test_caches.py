@@ -1,0 +1,101 @@
+"""TokenCache (verified JWTs by string until exp) and PlanCache (reads by URL + headers + role)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.auth.jwt import JwtError, JwtKeys, keys_from_settings
+from server.rest import flight
+from server.rest.caches import READ_KEY_HEADERS, CachedRead, PlanCache, TokenCache, read_key
+from server.rest.request import parse_accept
+from tests import harness
+
+
+@pytest.fixture
+def keys() -> JwtKeys:
+    return keys_from_settings(harness.base_settings("postgresql://unused/db"))
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def counting(keys: JwtKeys) -> tuple[list[str], object]:
+    seen: list[str] = []
+
+    def verify(token: str) -> dict:
+        seen.append(token)
+        return keys.decode(token)
+
+    return seen, verify
+
+
+def test_token_verified_once(keys: JwtKeys) -> None:
+    seen, verify = counting(keys)
+    cache = TokenCache(verify, clock=Clock(100.0))
+    token = keys.sign({"sub": "u1", "role": "authenticated", "exp": 4_000_000_000})
+    first = cache.get(token)
+    assert cache.get(token) is first and seen == [token]
+    assert first.role == "authenticated" and first.claims["sub"] == "u1"
+    assert first.expires == 4_000_000_000
+
+
+def test_expired_entry_is_not_served(keys: JwtKeys) -> None:
+    clock = Clock(100.0)
+    seen, verify = counting(keys)
+    cache = TokenCache(verify, clock=clock)
+    token = keys.sign({"sub": "u1", "role": "authenticated", "exp": 4_000_000_000})
+    cache.get(token)
+    clock.now = 4_000_000_000.0
+    cache.get(token)
+    assert seen == [token, token]
+
+
+def test_bad_tokens_are_not_cached(keys: JwtKeys) -> None:
+    seen, verify = counting(keys)
+    cache = TokenCache(verify)
+    for _ in range(2):
+        with pytest.raises(JwtError):
+            cache.get("not-a-jwt")
+    assert seen == ["not-a-jwt", "not-a-jwt"] and len(cache) == 0
+
+
+def test_token_role_defaults_to_anon_and_cache_is_bounded(keys: JwtKeys) -> None:
+    cache = TokenCache(keys.decode, max_size=2)
+    tokens = [keys.sign({"sub": f"u{i}", "exp": 4_000_000_000}) for i in range(3)]
+    assert cache.get(tokens[0]).role == "anon" and cache.get(tokens[0]).claims["role"] == "anon"
+    for t in tokens:
+        cache.get(t)
+    assert len(cache) <= 2
+
+
+def entry(schema: str = "public") -> CachedRead:
+    stmt = flight.to_statement(b"select %(p0)s", prepare=True)
+    return CachedRead(schema, stmt, stmt.bind({"p0": "1"}), parse_accept(None, False), 0, ())
+
+
+def test_read_key_separates_roles_and_every_shaping_header() -> None:
+    base = {"accept": "application/json"}
+    key = read_key("anon", "/fx_books", "select=id", base)
+    assert key != read_key("authenticated", "/fx_books", "select=id", base)
+    assert key != read_key("anon", "/fx_books", "select=title", base)
+    assert key != read_key("anon", "/fx_authors", "select=id", base)
+    for header in READ_KEY_HEADERS:
+        assert read_key("anon", "/fx_books", "select=id", {**base, header: "x"}) != key, header
+    # headers that do not shape the statement share the entry
+    assert read_key("anon", "/fx_books", "select=id", {**base, "user-agent": "y"}) == key
+
+
+def test_plan_cache_clear_and_bound() -> None:
+    cache = PlanCache(max_size=2)
+    cache.put("a", entry())
+    assert cache.get("a") is not None and cache.get("b") is None
+    cache.clear()
+    assert cache.get("a") is None
+    for k in ("a", "b", "c"):
+        cache.put(k, entry())
+    assert len(cache) <= 2 and cache.get("c") is not None
