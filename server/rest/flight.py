@@ -17,7 +17,7 @@ import re
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 import psycopg
 from psycopg import AsyncConnection, pq
@@ -111,7 +111,15 @@ PREPARED = _Prepared()
 Step = tuple[Statement, Sequence["bytes | None"]]  # the statement and its encoded parameters
 
 
-async def run(conn: AsyncConnection, steps: Sequence[Step]) -> list[pq.abc.PGresult]:
+class Watch(Protocol):
+    """How a flight waits on its socket when the caller watches it already (server.rest.pool)."""
+
+    async def wait(self, write: bool = False) -> None: ...
+
+    def detach(self) -> None: ...
+
+
+async def run(conn: AsyncConnection, steps: Sequence[Step], watch: Watch | None = None) -> list[pq.abc.PGresult]:
     """Send every step and a Sync in one write; return each step's result.
 
     On the first failing step, raise it as a psycopg error (the server skips the rest of the
@@ -123,10 +131,19 @@ async def run(conn: AsyncConnection, steps: Sequence[Step]) -> list[pq.abc.PGres
     pgconn = conn.pgconn
     known = PREPARED.of(conn)
     expected = _send(pgconn, steps, known)
+    if watch is None:
+        fd = pgconn.socket
+
+        async def wait(write: bool = False) -> None:
+            await _ready(fd, write)
+    else:
+        wait = watch.wait
     try:
-        results, error = await _receive(pgconn, len(steps), expected, known)
+        results, error = await _receive(pgconn, len(steps), expected, known, wait)
     except BaseException:
         if pgconn.pipeline_status:
+            if watch is not None:
+                watch.detach()  # before the socket closes: its number may be reused at once
             pgconn.finish()
         raise
     pgconn.exit_pipeline_mode()
@@ -167,20 +184,19 @@ def _send(pgconn: pq.abc.PGconn, steps: Sequence[Step], known: OrderedDict[bytes
 
 
 async def _receive(pgconn: pq.abc.PGconn, n: int, expected: list[tuple[int, Any]],
-                   known: OrderedDict[bytes, bytes]) -> tuple[list[Any], Any]:
-    fd = pgconn.socket
+                   known: OrderedDict[bytes, bytes], wait: Callable[..., Awaitable[None]]) -> tuple[list[Any], Any]:
     while pgconn.flush():  # only when the socket buffer was full
-        await _ready(fd, write=True)
+        await wait(True)
         pgconn.consume_input()  # keep reading so the server never blocks on a full socket
     results: list[Any] = [None] * n
     error = None
     for kind, payload in expected:
         while pgconn.is_busy():
-            await _ready(fd)
+            await wait()
             pgconn.consume_input()
         res = pgconn.get_result()
         while pgconn.is_busy():  # the NULL that ends each command's results
-            await _ready(fd)
+            await wait()
             pgconn.consume_input()
         pgconn.get_result()
         if res is None:  # pragma: no cover - protocol guard
@@ -193,7 +209,7 @@ async def _receive(pgconn: pq.abc.PGconn, n: int, expected: list[tuple[int, Any]
         elif kind == _PREPARE and status == _COMMAND_OK:
             known[payload[0]] = payload[1]
     while pgconn.is_busy():
-        await _ready(fd)
+        await wait()
         pgconn.consume_input()
     sync = pgconn.get_result()
     if sync is None or sync.status != _SYNC:  # pragma: no cover - protocol guard

@@ -19,6 +19,7 @@ from psycopg_pool import PoolTimeout
 from server.auth.jwt import JwtError, bearer_token
 from server.db.context import RequestContext
 from server.rest import errors, flight, openapi, plan
+from server.rest.pool import RestPool
 from server.rest.caches import ANONYMOUS, CachedRead, PlanCache, TokenCache, VerifiedToken, read_key
 from server.rest import sql as q
 from server.rest.request import (ApiRequest, ColumnItem, Field, MediaType, parse_accept, parse_csv_body,
@@ -68,11 +69,14 @@ class RestService:
             s: ", ".join(_quote_ident(x) for x in dict.fromkeys((s, *ctx.settings.db_extra_search_path)))
             for s in self.schemas
         }
+        self.pool = RestPool(ctx.api_pool.conninfo, ctx.settings.db_pool_size)
         self.tokens = TokenCache(self._verify)
         self.reads = PlanCache()
         self.cache_holder.on_reload.append(lambda _cache: self.reads.clear())
         ctx.on_startup.append(self.cache_holder.start)
+        ctx.on_startup.append(self.pool.open)
         ctx.on_shutdown.append(self.cache_holder.stop)
+        ctx.on_shutdown.append(self.pool.close)
 
     @property
     def cache(self) -> SchemaCache:
@@ -503,28 +507,27 @@ class RestService:
                                     (stmt, values)]
         if check is None:
             steps.append((COMMIT, ()))
-        pool = self.ctx.api_pool
+        pool = self.pool
         try:
-            # getconn/putconn rather than `pool.connection()`: that one also runs the
-            # connection's own context exit (a commit check) on every request
-            conn = await pool.getconn()
+            lease = await pool.acquire()
+            conn = lease.conn
             try:
-                results = await flight.run(conn, steps)
+                results = await flight.run(conn, steps, lease)
                 row = _decode(results[2])
                 if check is not None:
                     try:
                         commit = check(row)
                     except errors.ApiError:
-                        await flight.run(conn, [(ROLLBACK, ())])
+                        await flight.run(conn, [(ROLLBACK, ())], lease)
                         raise
-                    await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())])
+                    await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())], lease)
                 return row
             except psycopg.Error:
                 if not conn.closed and conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-                    await conn.rollback()
+                    await flight.run(conn, [(ROLLBACK, ())], lease)
                 raise
             finally:
-                await pool.putconn(conn)
+                await pool.release(lease)
         except psycopg.errors.Error as exc:
             if isinstance(exc, psycopg.OperationalError) and not exc.sqlstate:
                 raise errors.ApiError(503, "PGRST000", "Database connection error. Retrying the connection.", str(exc)) from None
