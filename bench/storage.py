@@ -5,6 +5,10 @@
 Prints download MB/s of a 100 MB object divided by reading the same file from disk,
 upload MB/s divided by writing the same file to disk, and the server's peak RSS growth
 while a 1 GB object is uploaded (aims: download >= 0.5, RSS growth < 50 MB).
+
+For reference it also prints the loopback ceiling: the same client downloading the same
+file from a bare socket server that answers with `sendfile` (no HTTP framework, no copy
+through Python), and the download divided by that.
 """
 
 from __future__ import annotations
@@ -100,6 +104,33 @@ def download(client: httpx.Client, headers: dict[str, str], name: str) -> tuple[
     return time.perf_counter() - start, received
 
 
+def loopback_ceiling(path: Path, headers: dict[str, str]) -> float:
+    """Seconds for the same client to fetch `path` from a bare `sendfile` socket server."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    size = path.stat().st_size
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn, open(path, "rb") as handle:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
+                conn.sendfile(handle)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as raw:
+            return min(download(raw, headers, "ceiling")[0] for _ in range(3))
+    finally:
+        listener.close()
+
+
 def fresh_database(owner_url: str, project_dir: Path) -> str:
     import psycopg
     from psycopg import sql
@@ -144,6 +175,8 @@ def main() -> None:
             size = args.size_mb
             print(f"disk read      {size / read_s:9.1f} MB/s")
             print(f"download       {size / down_s:9.1f} MB/s   ratio {read_s / down_s:.2f} (aim >= 0.5)")
+            ceiling_s = loopback_ceiling(sample, headers)
+            print(f"loopback ceiling {size / ceiling_s:7.1f} MB/s   download / ceiling {ceiling_s / down_s:.2f}")
             print(f"disk write     {size / write_s:9.1f} MB/s")
             print(f"upload         {size / up_s:9.1f} MB/s   ratio {write_s / up_s:.2f}")
             sample.unlink()
