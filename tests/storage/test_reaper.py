@@ -183,6 +183,18 @@ def test_rolled_back_delete_queues_nothing(world: World) -> None:
     assert len(world.keys(f"{world.bucket}/kept.txt/")) == 1
 
 
+def test_an_upsert_that_replaces_a_version_queues_the_old_key(world: World) -> None:
+    world.upload("conflict.txt", b"v1")
+    (version,), = world.sql("select version from storage.objects where bucket_id = %s and name = 'conflict.txt'",
+                            [world.bucket])
+    with psycopg.connect(world.server.database_url) as conn:
+        conn.execute("insert into storage.objects (bucket_id, name, version) values (%s, 'conflict.txt', 'v2')"
+                     " on conflict (bucket_id, name) do update set version = excluded.version", [world.bucket])
+        queued = conn.execute("select bucket_id, name, version from storage.deleted_objects").fetchall()
+        conn.rollback()
+    assert queued == [(world.bucket, "conflict.txt", version)]
+
+
 def test_sql_rename_reaps_the_old_key(world: World) -> None:
     world.upload("rename/before.txt", b"renamed")
     world.sql("update storage.objects set name = 'rename/after.txt' where bucket_id = %s and name = 'rename/before.txt'",
