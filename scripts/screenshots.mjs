@@ -1,8 +1,10 @@
-// make screenshots: every screen at 375 px and 1280 px wide, against a seeded server.
+// make screenshots: every screen at 375 px and 1280 px wide, against a seeded server; the
+// admin screens are also checked with axe-core (serious or critical violations fail).
 // Starts `supalite serve --seed` on a scratch data dir (or uses SUPALITE_URL), writes PNGs
 // to web/screenshots/<width>/ and reports any horizontal scrolling at 375 px.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, chmodSync } from "node:fs";
+import { mkdirSync, mkdtempSync, chmodSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -10,6 +12,17 @@ import { join, resolve } from "node:path";
 const repo = resolve(new URL("..", import.meta.url).pathname);
 const { launch, signIn, horizontalOverflow, VIEWPORTS, DEMO } = await import(join(repo, "web/e2e/browser.mjs"));
 const outDir = join(repo, "web/screenshots");
+// axe-core checks every admin screen: serious or critical violations are reported.
+const AXE_SOURCE = readFileSync(createRequire(join(repo, "web/package.json")).resolve("axe-core/axe.min.js"), "utf8");
+
+async function axeProblems(page) {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run({ exclude: [["[data-sonner-toaster]"]] }, { resultTypes: ["violations"] });
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target?.join(" ")}`);
+  });
+}
 
 function freePort() {
   return new Promise((ok) => {
@@ -26,7 +39,8 @@ async function startServer() {
   const dataDir = mkdtempSync(join(tmpdir(), "supalite-shots-"));
   chmodSync(dataDir, 0o755);
   const env = { ...process.env, SUPALITE_DB_PORT: "0", SUPALITE_RATE_LIMITS: "false", SUPALITE_PROJECT_DIR: repo, SUPALITE_LOG_LEVEL: "warning", SUPALITE_AUTH_MAX_SESSIONS: "2",
-    SUPALITE_APP_OWNER_EMAIL: "admin@example.com", SUPALITE_APP_CONTACT_ADMIN_EMAIL: "prof@example.com" };
+    SUPALITE_APP_OWNER_EMAIL: "admin@example.com", SUPALITE_APP_CONTACT_ADMIN_EMAIL: "prof@example.com",
+    SUPALITE_APP_CONTACT_WHATSAPP: "+33612345678", SUPALITE_APP_CONTACT_EMAIL: "contact@example.com" };
   const child = spawn(join(repo, ".venv/bin/supalite"), ["serve", "--port", String(port), "--data-dir", dataDir, "--seed"], { env, stdio: ["ignore", "inherit", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
@@ -159,6 +173,57 @@ try {
     await lpage.getByRole("button", { name: /Déconnexion/ }).last().click().catch(() => undefined);
     await lpage.waitForTimeout(500);
     await lctx.close();
+
+    // The back-office, as the demo admin.
+    const actx = await browser.newContext({ viewport, locale: "fr-FR" });
+    const apage = await actx.newPage();
+    await signIn(apage, server.url, DEMO.admin.email, DEMO.admin.password);
+    const checked = async (name) => {
+      await shoot(apage, name);
+      for (const v of await axeProblems(apage)) problems.push(`${name} at ${viewport.width} px: ${v}`);
+    };
+    const dialogShot = async (name) => {
+      await apage.waitForTimeout(500);
+      await apage.screenshot({ path: join(dir, `${name}.png`) });
+      for (const v of await axeProblems(apage)) problems.push(`${name} at ${viewport.width} px: ${v}`);
+      await apage.keyboard.press("Escape");
+      await apage.waitForTimeout(300);
+    };
+    await apage.goto(`${server.url}/admin`);
+    await apage.getByTestId("user-row").first().waitFor();
+    await checked("40-admin-utilisateurs");
+    const awa = apage.locator('[data-testid="user-row"][data-email="eleve@example.com"]');
+    await awa.getByRole("button", { name: "Awa Diallo", exact: true }).click();
+    await checked("41-admin-utilisateur-details");
+    const action = async (label) => {
+      await awa.getByRole("button", { name: /^Actions pour/ }).click();
+      await apage.getByRole("menuitem", { name: label, exact: true }).click();
+    };
+    await action("Paiement");
+    await dialogShot("42-admin-paiement");
+    await action("Éditer");
+    await dialogShot("43-admin-editer");
+    await action("Accès");
+    await apage.getByRole("button", { name: "Afficher le contenu de Préparation au TOEIC" }).click();
+    await apage.getByTestId("access-content").first().waitFor();
+    await apage.getByRole("button", { name: "Sélectionner" }).click();
+    await dialogShot("44-admin-acces");
+    for (const [tab, name] of [["Accès", "45-admin-onglet-acces"], ["Cours", "46-admin-onglet-cours"], ["Livres", "47-admin-livres"], ["Sessions", "48-admin-sessions"]]) {
+      await apage.getByRole("tab", { name: tab }).click();
+      await checked(name);
+    }
+    for (const [name, path] of [["49-admin-courses", "/admin/courses"], ["50-admin-course-contenu", `/admin/course/${id.pub}`], ["52-admin-course-detail", `/admin/courses/${id.pub}`], ["53-admin-course-edition", `/admin/courses/edit/${id.pub}`]]) {
+      await apage.goto(`${server.url}${path}`);
+      await checked(name);
+      if (name === "50-admin-course-contenu") {
+        await apage.getByRole("tab", { name: "Déblocage" }).click();
+        await checked("51-admin-course-deblocage");
+      }
+    }
+    await apage.goto(`${server.url}/compte`);
+    await apage.getByRole("button", { name: /Déconnexion/ }).last().click().catch(() => undefined);
+    await apage.waitForTimeout(500);
+    await actx.close();
   }
 } finally {
   await browser.close();

@@ -1,13 +1,10 @@
 // Runtime configuration: /config.js (served by supalite) sets window.__SUPALITE__ before
-// the app loads, so one build works on every host. Optional keys override the product
-// constants below (owner account, designated administrator, teacher's messaging number).
+// the app loads, so one build works on every host. The owner account, the designated
+// administrator and the teacher's contact come from the server (RPCs is_owner_account,
+// get_contact_admin, get_site_contact), never from here.
 export interface RuntimeConfig {
   supabaseUrl: string;
   supabaseAnonKey: string;
-  ownerEmail?: string;
-  contactAdminEmail?: string;
-  contactPhone?: string;
-  contactEmail?: string;
 }
 
 declare global {
@@ -28,20 +25,5 @@ export const appConfig = {
   },
   get supabaseAnonKey(): string {
     return runtime().supabaseAnonKey || "";
-  },
-  /** The hard-coded owner account: always shown the Admin link in the header. */
-  get ownerEmail(): string {
-    return (runtime().ownerEmail || "admin@example.com").toLowerCase();
-  },
-  /** The administrator every learner's private conversation goes to. */
-  get contactAdminEmail(): string {
-    return (runtime().contactAdminEmail || "prof@example.com").toLowerCase();
-  },
-  /** The teacher's messaging-app (WhatsApp) number, shown in contact dialogs. */
-  get contactPhone(): string {
-    return runtime().contactPhone || "+33 6 12 34 56 78";
-  },
-  get contactEmail(): string {
-    return runtime().contactEmail || "contact@englishfacile.fr";
   },
 };

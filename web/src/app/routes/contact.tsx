@@ -3,12 +3,13 @@ import { Link } from "react-router-dom";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PageContainer } from "@/components/layout/page-states";
-import { appConfig } from "@/config/app";
+import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
 import { whatsappLink } from "@/features/contact/lib/whatsapp";
 import { useAuth } from "@/features/auth/hooks/auth-context";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Contact() {
+  const contact = useSiteContact();
   useDocumentTitle("Contact");
   const { user } = useAuth();
   return (
@@ -29,10 +30,10 @@ export default function Contact() {
         </div>
         <CardContent className="flex flex-col items-center gap-4 py-6 text-center">
           <p className="flex items-center gap-2 text-lg font-semibold">
-            <PhoneIcon className="text-emerald-600 size-5" aria-hidden /> {appConfig.contactPhone}
+            <PhoneIcon className="text-emerald-600 size-5" aria-hidden /> {contact.whatsapp_number ?? "—"}
           </p>
           <Button asChild size="lg" className="bg-emerald-700 text-white hover:bg-emerald-800">
-            <a href={whatsappLink(appConfig.contactPhone, "Bonjour, j'ai une question.")} target="_blank" rel="noopener noreferrer">
+            <a href={whatsappLink(contact.whatsapp_number ?? "", "Bonjour, j'ai une question.")} target="_blank" rel="noopener noreferrer">
               Ouvrir WhatsApp
             </a>
           </Button>
@@ -45,8 +46,8 @@ export default function Contact() {
               <MailIcon className="text-primary size-5" aria-hidden /> Email
             </CardTitle>
             <CardDescription>
-              <a className="text-primary break-all hover:underline" href={`mailto:${appConfig.contactEmail}`}>
-                {appConfig.contactEmail}
+              <a className="text-primary break-all hover:underline" href={contact.email ? `mailto:${contact.email}` : undefined}>
+                {contact.email ?? "—"}
               </a>
             </CardDescription>
           </CardHeader>

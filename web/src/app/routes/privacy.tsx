@@ -1,8 +1,9 @@
 import { LegalPage } from "@/components/layout/legal-page";
-import { appConfig } from "@/config/app";
+import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Privacy() {
+  const email = useSiteContact().email;
   useDocumentTitle("Politique de confidentialité");
   return (
     <LegalPage title="Politique de confidentialité" updated="1 janvier 2025">
@@ -20,7 +21,7 @@ export default function Privacy() {
       </section>
       <section>
         <h2>Vos droits</h2>
-        <p>Vous pouvez demander l'accès, la rectification ou la suppression de vos données en écrivant à {appConfig.contactEmail}.</p>
+        <p>Vous pouvez demander l'accès, la rectification ou la suppression de vos données en écrivant à {email ?? "l'adresse de contact du site"}.</p>
       </section>
     </LegalPage>
   );

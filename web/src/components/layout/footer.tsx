@@ -1,9 +1,11 @@
 import { Link } from "react-router-dom";
 import { GraduationCapIcon, MailIcon } from "lucide-react";
-import { SITE_NAME, appConfig } from "@/config/app";
+import { SITE_NAME } from "@/config/app";
+import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
 
 export function Footer() {
   const year = new Date().getFullYear();
+  const email = useSiteContact().email;
   return (
     <footer className="bg-muted/40 mt-auto border-t">
       <div className="mx-auto grid max-w-7xl gap-8 px-4 py-10 sm:grid-cols-2 sm:px-6 lg:grid-cols-4">
@@ -24,11 +26,13 @@ export function Footer() {
         <div>
           <h2 className="mb-3 text-sm font-semibold">Contact</h2>
           <ul className="text-muted-foreground space-y-2 text-sm">
-            <li>
-              <a className="hover:text-foreground inline-flex items-center gap-1.5 break-all" href={`mailto:${appConfig.contactEmail}`}>
-                <MailIcon className="size-4 shrink-0" aria-hidden /> {appConfig.contactEmail}
-              </a>
-            </li>
+            {email && (
+              <li>
+                <a className="hover:text-foreground inline-flex items-center gap-1.5 break-all" href={`mailto:${email}`}>
+                  <MailIcon className="size-4 shrink-0" aria-hidden /> {email}
+                </a>
+              </li>
+            )}
             <li><Link className="hover:text-foreground" to="/contact">Formulaire de contact</Link></li>
           </ul>
         </div>

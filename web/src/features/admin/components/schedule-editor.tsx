@@ -64,7 +64,7 @@ export function ScheduleEditor({ courseId, items }: { courseId: string; items: C
   if (exists === null) return <p className="text-muted-foreground text-sm" role="status">Chargement du programme...</p>;
   return (
     <div className="grid gap-6 lg:grid-cols-2">
-      <form className="grid gap-4" onSubmit={save}>
+      <form className="grid gap-4" onSubmit={save} noValidate>
         <p className="text-muted-foreground text-sm">
           {exists ? "Ce cours a un programme de déblocage actif." : "Aucun programme pour ce cours : seules les leçons accordées une à une sont débloquées."}
         </p>

@@ -3,7 +3,7 @@ import type { Session, User } from "@supabase/supabase-js";
 import { fetchProfile, getSession, onAuthChange, signOut as apiSignOut } from "@/features/auth/api/auth";
 import { clearDeviceSessionId, getDeviceSessionId } from "@/features/sessions/lib/storage";
 import { terminateSession } from "@/features/sessions/api/sessions";
-import { appConfig } from "@/config/app";
+import { isOwnerAccount } from "@/features/contact/api/site";
 import type { Profile } from "@/types/db";
 
 export interface AuthState {
@@ -25,6 +25,7 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
   const [loading, setLoading] = React.useState(true);
   const [session, setSession] = React.useState<Session | null>(null);
   const [profile, setProfile] = React.useState<Profile | null>(null);
+  const [owner, setOwner] = React.useState<{ userId: string; value: boolean } | null>(null);
   const userId = session?.user.id ?? null;
 
   React.useEffect(() => {
@@ -61,6 +62,16 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
     void refreshProfile();
   }, [refreshProfile]);
 
+  // The owner account is known to the server only (an app setting): asked once per user.
+  React.useEffect(() => {
+    if (!userId) return;
+    let alive = true;
+    void isOwnerAccount().then((value) => alive && setOwner({ userId, value }));
+    return () => {
+      alive = false;
+    };
+  }, [userId]);
+
   const signOut = React.useCallback(async () => {
     // This device leaves the connected-devices list before its auth session ends.
     const deviceId = getDeviceSessionId();
@@ -74,14 +85,13 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
     }
   }, []);
 
-  const email = session?.user.email?.toLowerCase() ?? "";
   const value: AuthState = {
     loading,
     session,
     user: session?.user ?? null,
     profile: profile && profile.id === userId ? profile : null,
     isAdmin: !!profile && profile.id === userId && profile.role === "admin",
-    isOwner: !!email && email === appConfig.ownerEmail,
+    isOwner: !!userId && owner?.userId === userId && owner.value,
     refreshProfile,
     signOut,
   };

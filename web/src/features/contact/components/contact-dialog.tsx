@@ -1,12 +1,13 @@
 import { MessageCircleIcon, PhoneIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
-import { appConfig } from "@/config/app";
+import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
 import { courseContactMessage, whatsappLink } from "@/features/contact/lib/whatsapp";
 
 /** Shown when a learner has no access to a course: opens a prefilled WhatsApp chat. */
 export function ContactDialog({ open, onOpenChange, courseTitle, email }: { open: boolean; onOpenChange: (open: boolean) => void; courseTitle: string; email: string | null | undefined }) {
-  const href = whatsappLink(appConfig.contactPhone, courseContactMessage(courseTitle, email));
+  const phone = useSiteContact().whatsapp_number ?? "";
+  const href = whatsappLink(phone, courseContactMessage(courseTitle, email));
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent>
@@ -18,7 +19,7 @@ export function ContactDialog({ open, onOpenChange, courseTitle, email }: { open
           <PhoneIcon className="text-primary size-5" aria-hidden />
           <div>
             <p className="text-muted-foreground text-xs">Numéro du professeur</p>
-            <p className="font-semibold" data-testid="contact-number">{appConfig.contactPhone}</p>
+            <p className="font-semibold" data-testid="contact-number">{phone || "—"}</p>
           </div>
         </div>
         <DialogFooter>

@@ -1,5 +1,5 @@
 import { supabase } from "@/lib/supabase";
-import { appConfig } from "@/config/app";
+import { getContactAdmin } from "@/features/contact/api/site";
 import type { PrivateMessage } from "@/types/db";
 
 export interface Peer {
@@ -38,14 +38,13 @@ export function subscribeConversation(userId: string, onChange: () => void): () 
   };
 }
 
-/** The designated administrator: by its configured e-mail, else the first admin. */
+/** The designated administrator (get_contact_admin), the learners' only counterpart. */
 export async function designatedAdmin(): Promise<Peer | null> {
-  const byEmail = await supabase().from("profiles").select("id, full_name, email").eq("email", appConfig.contactAdminEmail).limit(1);
-  if (byEmail.error) throw new Error("Failed to load users");
-  if (byEmail.data?.length) return byEmail.data[0] as Peer;
-  const { data, error } = await supabase().from("profiles").select("id, full_name, email").eq("role", "admin").order("created_at", { ascending: true }).limit(1);
-  if (error) throw new Error("Failed to load users");
-  return ((data ?? [])[0] as Peer | undefined) ?? null;
+  try {
+    return await getContactAdmin();
+  } catch {
+    throw new Error("Failed to load users");
+  }
 }
 
 export async function listNonAdminUsers(): Promise<Peer[]> {

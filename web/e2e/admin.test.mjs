@@ -1,0 +1,325 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { BASE_URL, anonKey, axeViolations, newPage, pageAccessToken } from "./support.mjs";
+import { launch, signIn } from "./browser.mjs";
+import { jpegSize, newAdmin, pdfBytes, pngBytes, publicObject, publicObjectStatus, signUp, withToken } from "./admin-support.mjs";
+
+const b = {};
+const state = {};
+
+// One admin browser context for the whole file: the account stays within its two devices.
+before(async () => {
+  b.browser = await launch();
+  state.adminAccount = await newAdmin();
+  state.admin = await newPage(b.browser);
+  state.admin.page.on("response", async (r) => {
+    if (r.status() >= 400 && r.status() !== 406 && !/\/storage\/v1\/object\/(public|authenticated)\//.test(r.url())) console.log("[admin]", r.request().method(), r.status(), r.url(), (await r.text().catch(() => "")).slice(0, 300));
+  });
+  await signIn(state.admin.page, BASE_URL, state.adminAccount.email, state.adminAccount.password);
+  state.key = await anonKey();
+  state.api = withToken(await pageAccessToken(state.admin.page), state.key);
+});
+after(async () => {
+  await state.admin?.context.close();
+  await b.browser?.close();
+});
+
+/** Waits for a toast; on a timeout, the error names the toasts that did show. */
+async function toast(page, text) {
+  try {
+    await page.locator("[data-sonner-toast]").filter({ hasText: text }).first().waitFor();
+  } catch (error) {
+    const shown = await page.locator("[data-sonner-toast]").allInnerTexts();
+    throw new Error(`no toast "${text}"; shown: ${JSON.stringify(shown)}`, { cause: error });
+  }
+}
+
+async function findUser(page, email) {
+  await page.goto(`${BASE_URL}/admin`);
+  await page.getByRole("tab", { name: "Utilisateurs" }).waitFor();
+  await page.getByLabel("Rechercher un utilisateur...").fill(email);
+  const row = page.locator(`[data-testid="user-row"][data-email="${email}"]`);
+  await row.waitFor();
+  return row;
+}
+
+async function userAction(page, row, action) {
+  await row.getByRole("button", { name: /^Actions pour/ }).click();
+  await page.getByRole("menuitem", { name: action, exact: true }).click();
+}
+
+test("visitors and learners are kept out of the back-office", async () => {
+  const visitor = await newPage(b.browser);
+  await visitor.page.goto(`${BASE_URL}/admin`);
+  await visitor.page.waitForURL(`${BASE_URL}/connexion`);
+  await visitor.page.goto(`${BASE_URL}/admin/courses`);
+  await visitor.page.waitForURL(`${BASE_URL}/connexion`);
+
+  const learner = await signUp("refused", { full_name: "Élève Refusé" });
+  await signIn(visitor.page, BASE_URL, learner.email, learner.password);
+  await visitor.page.goto(`${BASE_URL}/admin/courses`);
+  await toast(visitor.page, "Accès refusé");
+  await visitor.page.waitForURL(`${BASE_URL}/`);
+  await visitor.page.getByRole("button", { name: "Déconnexion" }).first().click();
+  await visitor.context.close();
+});
+
+test("an admin finds a learner, edits them, marks them paid and manages their access", async () => {
+  const { page } = state.admin;
+  const learner = await signUp("acces", { full_name: "Fatou Ndiaye", country: "Sénégal", whatsapp_number: "+221 77 000 11 22" });
+  const row = await findUser(page, learner.email);
+  assert.deepEqual(await axeViolations(page), []);
+
+  // WhatsApp link with the number's digits; the row toggles its details panel.
+  assert.equal(await row.getByRole("link", { name: /WhatsApp/ }).getAttribute("href"), "https://wa.me/221770001122");
+  await row.getByRole("button", { name: "Fatou Ndiaye", exact: true }).click();
+  await page.getByTestId("user-details").getByText("Informations personnelles").waitFor();
+  await row.getByRole("button", { name: "Fatou Ndiaye", exact: true }).click();
+  await page.getByTestId("user-details").waitFor({ state: "detached" });
+
+  // Edit: trimmed fields, empty -> null.
+  await userAction(page, row, "Éditer");
+  await page.getByLabel("Pays").fill("  Bénin  ");
+  await page.getByLabel("Numéro WhatsApp").fill("   ");
+  await page.getByRole("button", { name: "Enregistrer" }).click();
+  await toast(page, "Le profil de l'utilisateur a été mis à jour.");
+  const [edited] = await state.api.rest(`profiles?id=eq.${learner.id}&select=country,whatsapp_number`);
+  assert.deepEqual(edited, { country: "Bénin", whatsapp_number: null });
+
+  // Payment with an expiry in 5 days: active, and the 7-day warning.
+  await userAction(page, row, "Paiement");
+  await page.getByLabel("Payé", { exact: true }).click();
+  const day = (offset) => new Date(Date.now() + offset * 86_400_000).toLocaleDateString("sv-SE");
+  await page.getByLabel("Date de paiement").fill(day(0));
+  await page.getByLabel("Date d'expiration").fill(day(5));
+  await page.getByTestId("payment-status").filter({ hasText: "Abonnement actif" }).waitFor();
+  await page.getByText("L'abonnement expire bientôt !").waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  await page.getByRole("button", { name: "Enregistrer le paiement" }).click();
+  await toast(page, "Le paiement a été mis à jour.");
+  await row.getByTestId("user-status").filter({ hasText: "Abonnement actif" }).waitFor();
+  const [paid] = await state.api.rest(`profiles?id=eq.${learner.id}&select=paid,expire_date`);
+  assert.equal(paid.paid, true);
+  assert.ok(new Date(paid.expire_date) > new Date());
+
+  // Access: a private course, and one lesson of another course.
+  const courses = await state.api.rest("courses?select=id,title");
+  const toeic = courses.find((c) => c.title === "Préparation au TOEIC");
+  const business = courses.find((c) => c.title === "Anglais des affaires");
+  await userAction(page, row, "Accès");
+  const dialog = page.getByRole("dialog", { name: "Gestion d'accès pour Fatou Ndiaye" });
+  await dialog.getByText("Gérer l'accès aux cours et contenus spécifiques").waitFor();
+  await dialog.getByTestId("access-course-count").filter({ hasText: "0 cours" }).waitFor();
+  const toeicRow = dialog.locator('[data-testid="access-course"][data-title="Préparation au TOEIC"]');
+  await toeicRow.getByRole("button", { name: "Accorder" }).click();
+  await toast(page, "L'accès au cours « Préparation au TOEIC » a été accordé.");
+  await toeicRow.getByText("Accessible").waitFor();
+  await dialog.getByTestId("access-course-count").filter({ hasText: "1 cours" }).waitFor();
+  await dialog.getByRole("button", { name: "Afficher le contenu de Anglais des affaires" }).click();
+  const lesson = dialog.locator('[data-testid="access-content"][data-title="Écrire un e-mail professionnel"]');
+  await lesson.waitFor();
+  await lesson.getByRole("button", { name: "Accorder l'accès à Écrire un e-mail professionnel" }).click();
+  await lesson.getByText("Accessible").waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+
+  // The learner's own browser now sees the private course and that one lesson.
+  const learnerPage = await newPage(b.browser, { width: 375, height: 812 });
+  await signIn(learnerPage.page, BASE_URL, learner.email, learner.password);
+  await learnerPage.page.goto(`${BASE_URL}/course/${toeic.id}`);
+  await learnerPage.page.getByTestId("progress-text").waitFor();
+  const learnerApi = withToken(await pageAccessToken(learnerPage.page), state.key);
+  const visible = await learnerApi.rest(`course_content?course_id=eq.${business.id}&select=title`);
+  assert.deepEqual(visible.map((c) => c.title), ["Écrire un e-mail professionnel"]);
+
+  // Bulk revoke: select the course and the lesson, confirm.
+  await dialog.getByRole("button", { name: "Sélectionner" }).click();
+  assert.equal(await dialog.getByRole("button", { name: "Révoquer l'accès (0)" }).isDisabled(), true);
+  await toeicRow.getByRole("checkbox", { name: "Sélectionner Préparation au TOEIC" }).click();
+  await lesson.getByRole("checkbox", { name: "Sélectionner Écrire un e-mail professionnel" }).click();
+  await dialog.getByRole("button", { name: "Révoquer l'accès (2)" }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Confirmer la révocation d'accès" });
+  await confirm.getByText("Voulez-vous vraiment révoquer l'accès à 2 éléments sélectionnés pour Fatou Ndiaye ?").waitFor();
+  await confirm.getByRole("button", { name: "Confirmer la révocation" }).click();
+  await toast(page, "Accès révoqué pour 2 éléments.");
+  await dialog.getByTestId("access-course-count").filter({ hasText: "0 cours" }).waitFor();
+  await dialog.getByRole("button", { name: "Sélectionner" }).waitFor();
+  assert.equal(await dialog.getByText("Accessible").count(), 0);
+  assert.deepEqual(await learnerApi.rest(`course_content?course_id=eq.${business.id}&select=title`), []);
+  assert.equal(await learnerApi.rpc("user_has_course_access", { user_id: learner.id, course_id: toeic.id }), false);
+  await page.keyboard.press("Escape");
+
+  await learnerPage.page.goto(`${BASE_URL}/compte`);
+  await learnerPage.page.getByRole("button", { name: "Déconnexion" }).last().click();
+  await learnerPage.context.close();
+});
+
+test("an admin creates a course with a cover, adds a PDF lesson and a video, sets its schedule and deletes it", async () => {
+  const { page } = state.admin;
+  await page.goto(`${BASE_URL}/admin/courses`);
+  await page.getByRole("heading", { name: "Créer un cours" }).waitFor();
+  const title = `Cours E2E ${Date.now()}`;
+
+  await page.getByRole("button", { name: "Créer le cours" }).click();
+  await page.getByText("Le titre doit contenir au moins 3 caractères").waitFor();
+  await page.getByLabel("Titre", { exact: true }).fill(title);
+  await page.getByLabel("Description (optionnelle)").fill("Un cours créé par le test.");
+  await page.getByLabel("Visibilité").selectOption("private");
+  await page.getByLabel("Image de couverture (optionnelle)").setInputFiles({ name: "grande couverture.png", mimeType: "image/png", buffer: await pngBytes(page, 1200, 675) });
+  await page.getByRole("button", { name: "Créer le cours" }).click();
+  await toast(page, "Cours créé");
+  const card = page.locator(`[data-testid="admin-course-card"][data-title="${title}"]`);
+  await card.getByText("Privé").waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+
+  // The cover was resized in the browser: a 300 px wide JPEG in the public covers bucket.
+  const [course] = await state.api.rest(`courses?title=eq.${encodeURIComponent(title)}&select=id,cover_url,visibility`);
+  assert.equal(course.visibility, "private");
+  assert.match(course.cover_url, /^courses\/.+\.jpg$/);
+  assert.deepEqual(jpegSize(await publicObject("covers", course.cover_url)), { width: 300, height: 169 });
+
+  // Content: a PDF by file (type and title from the file), then a video embed.
+  await card.getByRole("link", { name: `Éditer ${title}` }).click();
+  await page.getByRole("heading", { name: title }).waitFor();
+  await page.getByLabel("Fichier", { exact: true }).setInputFiles({ name: "verbes irreguliers.pdf", mimeType: "application/pdf", buffer: pdfBytes("verbes") });
+  assert.equal(await page.getByLabel("Titre du contenu").inputValue(), "verbes irreguliers");
+  assert.equal(await page.getByLabel("Type de fichier").inputValue(), "document");
+  await page.getByRole("button", { name: "Ajouter le contenu" }).click();
+  await page.getByTestId("upload-progress").waitFor();
+  await toast(page, "Contenu ajouté");
+  await page.locator('[data-testid="content-item"][data-title="verbes irreguliers"]').waitFor();
+
+  await page.getByLabel("Vidéo intégrée (embed)").check();
+  await page.getByLabel("Titre du contenu").fill("Présentation en vidéo");
+  await page.getByLabel(/URL ou code embed/).fill("https://www.youtube.com/watch?v=abc");
+  await page.getByRole("button", { name: "Ajouter le contenu" }).click();
+  await page.getByText("Veuillez entrer une URL ou un code embed iframe.mediadelivery.net valide").waitFor();
+  await page.getByLabel(/URL ou code embed/).fill('<iframe src="https://iframe.mediadelivery.net/embed/99/e2e-video" allowfullscreen></iframe>');
+  await page.getByRole("button", { name: "Ajouter le contenu" }).click();
+  await page.locator('[data-testid="content-item"][data-title="Présentation en vidéo"]').waitFor();
+  assert.deepEqual(await page.getByTestId("content-item").evaluateAll((els) => els.map((e) => e.dataset.title)), ["verbes irreguliers", "Présentation en vidéo"]);
+  assert.deepEqual(await axeViolations(page), []);
+  const content = await state.api.rest(`course_content?course_id=eq.${course.id}&select=title,file_type,file_path,video_embed_url,order_index&order=order_index`);
+  assert.equal(content[0].file_type, "document");
+  assert.match(content[0].file_path, new RegExp(`^${course.id}/\\d+_verbes_irreguliers\\.pdf$`));
+  assert.equal(content[1].file_path, null);
+  assert.match(content[1].video_embed_url, /^https:\/\/iframe\.mediadelivery\.net\/embed\/99\/e2e-video\?autoplay=false/);
+  assert.equal(await state.api.objectStatus("course-content", content[0].file_path), 200);
+
+  // Unlock schedule: created, then updated; the preview follows the values.
+  await page.getByRole("tab", { name: "Déblocage" }).click();
+  await page.getByLabel("Intervalle de déblocage (jours)").fill("3");
+  await page.getByLabel("Leçons par déblocage").fill("1");
+  await page.getByLabel("Délai avant le premier déblocage (jours)").fill("0");
+  await page.getByLabel("Accès accordé il y a (jours)").fill("3");
+  await page.getByTestId("schedule-preview").filter({ hasText: "2 leçons débloquées sur 2" }).waitFor();
+  await page.getByRole("button", { name: "Créer le programme" }).click();
+  await toast(page, "Programme de déblocage enregistré");
+  // Below the minimum, lessons per unlock is saved as 1.
+  await page.getByLabel("Intervalle de déblocage (jours)").fill("4");
+  await page.getByLabel("Leçons par déblocage").fill("0");
+  await page.getByRole("button", { name: "Mettre à jour le programme" }).click();
+  await toast(page, "1 leçon(s) tous les 4 jour(s).");
+  assert.equal(await page.getByLabel("Leçons par déblocage").inputValue(), "1");
+  const schedules = await state.api.rest(`course_unlock_schedules?course_id=eq.${course.id}&select=unlock_interval_days,lessons_per_unlock,start_delay_days,is_active`);
+  assert.deepEqual(schedules, [{ unlock_interval_days: 4, lessons_per_unlock: 1, start_delay_days: 0, is_active: true }]);
+  assert.deepEqual(await axeViolations(page), []);
+
+  // Delete with confirmation: the row, its lesson file and its cover go.
+  await page.goto(`${BASE_URL}/admin/courses`);
+  await card.getByRole("button", { name: `Supprimer ${title}` }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Supprimer" }).click();
+  await toast(page, "Cours supprimé");
+  await card.waitFor({ state: "detached" });
+  assert.deepEqual(await state.api.rest(`courses?id=eq.${course.id}&select=id`), []);
+  assert.ok((await state.api.objectStatus("course-content", content[0].file_path)) >= 400);
+  assert.ok((await publicObjectStatus("covers", course.cover_url)) >= 400);
+});
+
+test("an admin uploads a book with a cover and deletes it with its files", async () => {
+  const { page } = state.admin;
+  await page.goto(`${BASE_URL}/admin`);
+  await page.getByRole("tab", { name: "Livres" }).click();
+  const title = `Livre E2E ${Date.now()}`;
+  await page.getByRole("button", { name: "Téléverser le livre" }).click();
+  await page.getByText("Le titre est obligatoire").waitFor();
+  await page.getByText("Veuillez sélectionner un fichier PDF").waitFor();
+  await page.getByLabel("Titre", { exact: true }).fill(title);
+  await page.getByLabel("Nombre de pages").fill("12");
+  await page.getByLabel("Fichier PDF").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("texte") });
+  await page.getByRole("button", { name: "Téléverser le livre" }).click();
+  await page.getByText("Seuls les fichiers PDF sont acceptés").waitFor();
+  await page.getByLabel("Fichier PDF").setInputFiles({ name: "mon livre.pdf", mimeType: "application/pdf", buffer: pdfBytes(title) });
+  await page.getByLabel("Couverture (optionnelle)").setInputFiles({ name: "couverture.png", mimeType: "image/png", buffer: await pngBytes(page, 600, 800) });
+  await page.getByRole("button", { name: "Téléverser le livre" }).click();
+  await toast(page, "Livre téléchargé");
+  const item = page.locator(`[data-testid="admin-book"][data-title="${title}"]`);
+  await item.waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+
+  const [book] = await state.api.rest(`books?title=eq.${encodeURIComponent(title)}&select=id,pages,file_path,cover_url`);
+  assert.equal(book.pages, 12);
+  assert.match(book.file_path, /^\d+_mon_livre\.pdf$/);
+  assert.equal(await state.api.objectStatus("books", book.file_path), 200);
+  assert.deepEqual(jpegSize(await publicObject("covers", book.cover_url)), { width: 300, height: 400 });
+
+  await item.getByRole("button", { name: `Supprimer ${title}` }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Êtes-vous sûr ?" });
+  await confirm.getByText("Cette action supprimera définitivement ce livre et ne peut pas être annulée.").waitFor();
+  await confirm.getByRole("button", { name: "Supprimer" }).click();
+  await toast(page, "Livre supprimé");
+  await item.waitFor({ state: "detached" });
+  assert.deepEqual(await state.api.rest(`books?id=eq.${book.id}&select=id`), []);
+  assert.ok((await state.api.objectStatus("books", book.file_path)) >= 400);
+  assert.ok((await publicObjectStatus("covers", book.cover_url)) >= 400);
+});
+
+test("an admin promotes and demotes a user", async () => {
+  const { page } = state.admin;
+  const user = await signUp("promu", { full_name: "Koffi Mensah" });
+  const row = await findUser(page, user.email);
+  await userAction(page, row, "Promouvoir");
+  await page.getByRole("alertdialog").getByRole("button", { name: "Promouvoir" }).click();
+  await toast(page, "Koffi Mensah est maintenant administrateur.");
+  await row.getByText("Admin", { exact: true }).waitFor();
+  assert.deepEqual(await state.api.rest(`profiles?id=eq.${user.id}&select=role`), [{ role: "admin" }]);
+
+  await userAction(page, row, "Rétrograder");
+  await page.getByRole("alertdialog").getByRole("button", { name: "Rétrograder" }).click();
+  await toast(page, "Koffi Mensah n'est plus administrateur.");
+  await row.getByText("Admin", { exact: true }).waitFor({ state: "detached" });
+  assert.deepEqual(await state.api.rest(`profiles?id=eq.${user.id}&select=role`), [{ role: "user" }]);
+});
+
+test("an admin terminates a learner's session and that browser is signed out", async () => {
+  const { page } = state.admin;
+  const user = await signUp("session", { full_name: "Mariam Traoré" });
+  const learner = await newPage(b.browser);
+  await signIn(learner.page, BASE_URL, user.email, user.password);
+
+  await page.goto(`${BASE_URL}/admin`);
+  await page.getByRole("tab", { name: "Sessions" }).click();
+  const session = page.locator(`[data-testid="admin-session"][data-email="${user.email}"]`);
+  await session.getByText("Mariam Traoré").waitFor();
+  assert.deepEqual(await axeViolations(page), []);
+  await session.getByRole("button", { name: "Terminer" }).click();
+  await toast(page, "Session terminée");
+  await session.waitFor({ state: "detached" });
+
+  await learner.page.getByText("Votre session a été terminée par un administrateur.").waitFor({ timeout: 45_000 });
+  await learner.page.getByRole("link", { name: "Connexion" }).first().waitFor();
+  await learner.context.close();
+});
+
+test("the admin screens pass axe on a phone", async () => {
+  const phone = await newPage(b.browser, { width: 375, height: 812 });
+  await signIn(phone.page, BASE_URL, state.adminAccount.email, state.adminAccount.password);
+  await phone.page.goto(`${BASE_URL}/admin`);
+  await phone.page.getByTestId("user-row").first().waitFor();
+  assert.deepEqual(await axeViolations(phone.page), []);
+  await phone.page.goto(`${BASE_URL}/admin/courses`);
+  await phone.page.getByTestId("admin-course-card").first().waitFor();
+  assert.deepEqual(await axeViolations(phone.page), []);
+  await phone.page.goto(`${BASE_URL}/compte`);
+  await phone.page.getByRole("button", { name: "Déconnexion" }).last().click();
+  await phone.context.close();
+});
