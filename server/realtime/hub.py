@@ -21,6 +21,7 @@ import orjson
 import psycopg
 
 from server.context import AppContext
+from server.db.listener import cancel_all, listen_forever
 from server.realtime.changes import ChangeFeed, PgBinding
 from server.realtime.protocol import UserBroadcast, encode_raw_payload, encode_user_broadcast
 
@@ -31,6 +32,7 @@ log = logging.getLogger("supalite.realtime")
 
 BUS = "realtime_bus"
 CHANGES = "realtime_changes"
+BUS = "realtime_bus"
 LISTENER_NAME = "supalite realtime listener"
 NOTIFY_LIMIT = 7900  # PostgreSQL refuses NOTIFY payloads of 8000 bytes and more
 NODE_TIMEOUT_S = 30
@@ -66,13 +68,7 @@ class Hub:
             log.warning("realtime: listener not connected yet")
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await cancel_all(self._tasks)
         try:
             async with self.ctx.admin_pool.connection() as conn:
                 await conn.execute("delete from realtime.subscription where node = %s", [self.node])
@@ -82,29 +78,18 @@ class Hub:
             log.warning("realtime: could not clean up node %s", self.node)
 
     async def _listen(self) -> None:
-        backoff = 0.1
-        while True:
-            try:
-                conn = await psycopg.AsyncConnection.connect(
-                    self.ctx.settings.database_url, autocommit=True, application_name=LISTENER_NAME)
-                async with conn:
-                    await conn.execute("listen realtime_changes")
-                    await conn.execute("listen realtime_bus")
-                    self.listening.set()
-                    self.feed.wake()  # read what committed while not listening
-                    backoff = 0.1
-                    async for notify in conn.notifies():
-                        if notify.channel == CHANGES:
-                            self.feed.wake()
-                        else:
-                            await self._on_bus(notify.payload)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the listener must survive anything
-                self.listening.clear()
-                log.warning("realtime: listener lost (%s); reconnecting", exc)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
+        def connected() -> None:
+            self.listening.set()
+            self.feed.wake()  # read what committed while not listening
+
+        async def notified(notify: psycopg.Notify) -> None:
+            if notify.channel == CHANGES:
+                self.feed.wake()
+            else:
+                await self._on_bus(notify.payload)
+
+        await listen_forever(self.ctx.settings.database_url, (CHANGES, BUS), name=LISTENER_NAME,
+                             on_connect=connected, on_notify=notified)
 
     async def _heartbeat(self) -> None:
         async with self.ctx.admin_pool.connection() as conn:

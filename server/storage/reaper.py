@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import psycopg
-from psycopg import sql
 
 from server.context import AppContext
+from server.db.listener import cancel_all, listen_forever
 from server.storage.backends import Backend
 from server.storage.paths import backend_key
 
@@ -51,33 +50,13 @@ class Reaper:
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._run())]
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await cancel_all(self._tasks)
         self._tasks = []
 
     async def _listen(self) -> None:
-        backoff = 0.1
-        while True:
-            try:
-                conn = await psycopg.AsyncConnection.connect(
-                    self.ctx.settings.database_url, autocommit=True, application_name=LISTENER_NAME)
-                async with conn:
-                    await conn.execute(sql.SQL("listen {}").format(sql.Identifier(CHANNEL)))
-                    self._wake.set()  # reap what was queued while nobody listened
-                    backoff = 0.1
-                    async for _ in conn.notifies():
-                        self._wake.set()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the listener must survive anything
-                log.warning("storage reaper: listener lost (%s); reconnecting", exc)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
+        # Sweeping on connect reaps what was queued while nobody listened.
+        await listen_forever(self.ctx.settings.database_url, (CHANNEL,), name=LISTENER_NAME,
+                             on_connect=self._wake.set, on_notify=lambda _: self._wake.set())
 
     async def _run(self) -> None:
         while True:
