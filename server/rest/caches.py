@@ -107,3 +107,75 @@ class PlanCache:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+# -- writes and calls -------------------------------------------------------------------------
+
+# Headers a write's or an RPC's statement or answer depends on (besides path and query).
+CALL_KEY_HEADERS = ("accept", "prefer", "content-type", "content-profile", "accept-profile", "range", "range-unit")
+NO_BODY: tuple = ("-",)
+
+
+def call_key(role: str, method: str, path: str, query: str, headers: Mapping[str, str]) -> Hashable:
+    return (role, method, path, query, *(headers.get(h) for h in CALL_KEY_HEADERS))
+
+
+def body_shape(payload: Any) -> Hashable | None:
+    """What of a JSON body shapes the statement: its keys (in order). None: not cacheable.
+
+    The body itself is one bound parameter; only an object, or a non-empty array of objects
+    that all have the same keys, is planned the same way for every body of that shape.
+    """
+    if type(payload) is dict:
+        return ("o", tuple(payload))
+    if type(payload) is list and payload and all(type(r) is dict for r in payload):
+        keys = tuple(payload[0])
+        keyset = set(keys)
+        if all(len(r) == len(keys) and keyset.issuperset(r) for r in payload[1:]):
+            return ("a", keys)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CachedCall:
+    """A planned write or RPC: the statement, its values (the body's slot filled per request)
+    and how to check and answer the result. `check` and `respond` only use what the key
+    fixes (method, path, query, headers), never the caller or the body."""
+
+    schema: str
+    statement: Statement
+    values: list[bytes | None]
+    body_slot: int  # index of the body's JSON text in `values`, -1 when the body is not bound
+    body_mode: str | None  # "raw": the request body as sent; "dump": the parsed body re-encoded
+    read_only: bool
+    check: Callable[[Any], bool] | None
+    respond: Callable[[Any], Any]
+
+
+class CallCache:
+    """Planned writes and RPCs, by key and body shape; bounded, emptied on schema reload."""
+
+    def __init__(self, max_size: int = 2048) -> None:
+        self._max = max_size
+        self._entries: dict[tuple[Hashable, Hashable], CachedCall] = {}
+        self._keys: set[Hashable] = set()
+
+    def knows(self, key: Hashable) -> bool:
+        """A request with this key was planned before (so its body may be parsed first)."""
+        return key in self._keys
+
+    def get(self, key: Hashable, shape: Hashable) -> CachedCall | None:
+        return self._entries.get((key, shape))
+
+    def put(self, key: Hashable, shape: Hashable, entry: CachedCall) -> None:
+        if len(self._entries) >= self._max:
+            self.clear()
+        self._entries[(key, shape)] = entry
+        self._keys.add(key)
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._keys.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -20,7 +20,8 @@ from server.auth.jwt import JwtError, bearer_token
 from server.db.context import RequestContext
 from server.rest import errors, flight, openapi, plan
 from server.rest.pool import RestPool
-from server.rest.caches import ANONYMOUS, CachedRead, PlanCache, TokenCache, VerifiedToken, read_key
+from server.rest.caches import (ANONYMOUS, NO_BODY, CachedCall, CachedRead, CallCache, PlanCache, TokenCache,
+                                VerifiedToken, body_shape, call_key, read_key)
 from server.rest import sql as q
 from server.rest.request import (ApiRequest, ColumnItem, Field, MediaType, parse_accept, parse_csv_body,
                                  parse_form_body, parse_json_body, parse_prefer, parse_query, parse_range)
@@ -72,7 +73,8 @@ class RestService:
         self.pool = RestPool(ctx.api_pool.conninfo, ctx.settings.db_pool_size)
         self.tokens = TokenCache(self._verify)
         self.reads = PlanCache()
-        self.cache_holder.on_reload.append(lambda _cache: self.reads.clear())
+        self.calls = CallCache()
+        self.cache_holder.on_reload.append(lambda _cache: (self.reads.clear(), self.calls.clear()))
         ctx.on_startup.append(self.cache_holder.start)
         ctx.on_startup.append(self.pool.open)
         ctx.on_shutdown.append(self.cache_holder.stop)
@@ -136,6 +138,11 @@ class RestService:
                 ctx = RequestContext(role, token.claims, method, "/" + path.lstrip("/"), headers)
                 row = await self._run(ctx, hit.schema, hit.statement, hit.values, read_only=True)
                 return self._read_answer(row, hit.media, hit.offset, hit.applied)
+        ckey = call_key(role, method, path, query, headers)
+        if self.calls.knows(ckey):
+            answer = await self._cached_call(ckey, token, method, path, headers, body)
+            if answer is not None:
+                return answer
         claims = token.claims
         if method not in ("GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"):
             raise errors.unsupported_method(method)
@@ -148,11 +155,54 @@ class RestService:
             return Answer(200, openapi.document(self.cache, schema, self.settings),
                           {"content-type": "application/openapi+json; charset=utf-8"})
         if len(parts) == 2 and parts[0] == "rpc":
-            return await self._rpc(ctx, schema, parts[1], method, query, headers, body)
+            return await self._rpc(ctx, schema, parts[1], method, query, headers, body, ckey)
         if len(parts) != 1:
             raise errors.invalid_resource_path()
         return await self._table(ctx, schema, parts[0], method, query, headers, body,
-                                 read_key(role, path, query, headers))
+                                 read_key(role, path, query, headers), ckey)
+
+    async def _cached_call(self, key: Hashable, token: VerifiedToken, method: str, path: str,
+                           headers: dict[str, str], body: bytes) -> Answer | None:
+        """A write or RPC planned before for this key and body shape; None when not cached.
+
+        The body is parsed here only because this key was planned before: every check the
+        full path makes ahead of parsing the body passed then, and gives the same answer now.
+        """
+        payload: Any = None
+        if method in ("POST", "PATCH", "PUT"):
+            if not body.strip():
+                return None
+            payload = self._payload(headers, body)
+            shape = body_shape(payload)
+            if shape is None:
+                return None
+        else:
+            shape = NO_BODY
+        hit = self.calls.get(key, shape)
+        if hit is None:
+            return None
+        values = hit.values
+        if hit.body_slot >= 0:
+            values = list(values)
+            values[hit.body_slot] = bytes(body) if hit.body_mode == "raw" else orjson.dumps(payload)
+        ctx = RequestContext(token.role, token.claims, method, "/" + path.lstrip("/"), headers)
+        row = await self._run(ctx, hit.schema, hit.statement, values, read_only=hit.read_only, check=hit.check)
+        return hit.respond(row)
+
+    def _remember(self, key: Hashable | None, shape: Hashable | None, schema: str, stmt: sql.Composable,
+                  params: q.Params, body_text: str | None, body_mode: str | None, read_only: bool,
+                  check: Callable[[Row], bool] | None, respond: Callable[[Row], Answer]) -> tuple[flight.Statement, list]:
+        """Compose once; keep the plan for the next request with the same key and body shape."""
+        prepared = flight.to_statement(stmt.as_bytes(None), prepare=True)
+        values = prepared.bind(params.values)
+        slot = -1
+        if body_text is not None:
+            # the body's slot, found by identity: the very string bound while composing
+            slots = [i for i, n in enumerate(prepared.names) if params.values[n] is body_text]
+            slot = slots[0] if len(slots) == 1 else -2
+        if key is not None and shape is not None and slot != -2:
+            self.calls.put(key, shape, CachedCall(schema, prepared, values, slot, body_mode, read_only, check, respond))
+        return prepared, values
 
     def _token(self, headers: dict[str, str]) -> VerifiedToken:
         """The caller's verified claims: Bearer token, else apikey, else anonymous."""
@@ -194,7 +244,7 @@ class RestService:
     # -- tables -------------------------------------------------------------------------------
 
     async def _table(self, ctx: RequestContext, schema: str, name: str, method: str, query: str,
-                     headers: dict[str, str], body: bytes, key: Hashable) -> Answer:
+                     headers: dict[str, str], body: bytes, key: Hashable, ckey: Hashable) -> Answer:
         media = self._media(headers)
         prefer = parse_prefer(headers.get("prefer", "").split("\n") if headers.get("prefer") else [])
         qp = parse_query(query)
@@ -234,7 +284,7 @@ class RestService:
 
         if method in ("POST", "PATCH", "PUT", "DELETE"):
             return await self._write(ctx, schema, table, method, qp, prefer, media, headers, body, aliases, params,
-                                     applied, rollback)
+                                     applied, rollback, ckey)
         raise errors.unsupported_method(method)
 
     def _read_answer(self, row: Row, media: MediaType, offset: int, applied: Sequence[str]) -> Answer:
@@ -257,15 +307,18 @@ class RestService:
 
     async def _write(self, ctx: RequestContext, schema: str, table: Table, method: str, qp, prefer, media: MediaType,
                      headers: dict[str, str], body: bytes, aliases: plan.Aliases, params: q.Params,
-                     applied: list[str], rollback: bool) -> Answer:
+                     applied: list[str], rollback: bool, ckey: Hashable) -> Answer:
         returning = prefer.return_ == "representation"
         if prefer.return_:
             applied.append(f"return={prefer.return_}")
         select = qp.select if returning else [ColumnItem(Field("*"))]
         node = plan.build_read_tree(self.cache, table, qp, aliases, self.settings.db_aggregates_enabled, select)
         payload: Any = None
+        text: str | None = None
+        body_mode: str | None = None
         if method != "DELETE":
             payload = self._payload(headers, body)
+        shape = NO_BODY if method == "DELETE" else body_shape(payload)
         if method in ("POST", "PUT"):
             if payload is None or (not isinstance(payload, (dict, list))):
                 raise errors.invalid_body("Empty or invalid json")
@@ -290,7 +343,10 @@ class RestService:
             if prefer.missing == "default":
                 applied.append("missing=default")
             from_json = headers.get("content-type", "application/json").startswith(("application/json", "application/vnd.pgrst"))
-            text = body.decode("utf-8") if from_json and body.strip() else orjson.dumps(payload).decode()
+            body_mode = "raw" if from_json and body.strip() else "dump"
+            text = body.decode("utf-8") if body_mode == "raw" else orjson.dumps(payload).decode()
+            if not columns:
+                shape = None  # planned from the body's text ({} is DEFAULT VALUES)
             stmt = q.insert_sql(table, node.alias, columns, text, params, prefer.missing == "default", on_conflict,
                                 resolution, returning=True)
             status = 201 if method == "POST" else 200
@@ -304,7 +360,8 @@ class RestService:
                 return self._finish(Answer(204 if not returning else 200, b"[]" if returning else b"",
                                            {"content-range": "*/*", **({"content-type": media.content_type} if returning else {})}),
                                     None, None, applied)
-            stmt = q.update_sql(table, node, columns, orjson.dumps(payload).decode(), params, returning=True)
+            text, body_mode = orjson.dumps(payload).decode(), "dump"
+            stmt = q.update_sql(table, node, columns, text, params, returning=True)
             status = 200
         else:
             stmt = q.delete_sql(table, node, params, returning=True)
@@ -338,7 +395,17 @@ class RestService:
         # commit in the same flight unless the result may call for a rollback
         may_reject = rollback or (prefer.max_affected is not None and prefer.handling == "strict") or (
             returning and media.kind == "object")
-        row = await self._run(ctx, schema, full, params.values, read_only=False, check=check if may_reject else None)
+
+        def respond(row: Row) -> Answer:
+            return self._write_answer(row, method, table, prefer, media, returning, status, applied)
+
+        stmt_done, values = self._remember(ckey if method != "PUT" else None, shape, schema, full, params, text,
+                                           body_mode, False, check if may_reject else None, respond)
+        row = await self._run(ctx, schema, stmt_done, values, read_only=False, check=check if may_reject else None)
+        return respond(row)
+
+    def _write_answer(self, row: Row, method: str, table: Table, prefer, media: MediaType, returning: bool,
+                      status: int, applied: list[str]) -> Answer:
         total, page_total, body_text, h_guc, s_guc = row
         out_headers = {"content-range": content_range(0, page_total, total) if method != "POST" else f"*/{'*' if total is None else total}"}
         if returning:
@@ -363,7 +430,7 @@ class RestService:
     # -- rpc ----------------------------------------------------------------------------------
 
     async def _rpc(self, ctx: RequestContext, schema: str, name: str, method: str, query: str,
-                   headers: dict[str, str], body: bytes) -> Answer:
+                   headers: dict[str, str], body: bytes, ckey: Hashable) -> Answer:
         if method not in ("GET", "HEAD", "POST"):
             raise errors.ApiError(405, "PGRST101", f"Cannot use the {method} method on RPC")
         media = self._media(headers)
@@ -372,10 +439,12 @@ class RestService:
         qp = parse_query(query, is_rpc_read=read)
         single_json: str | None = None
         args: dict[str, Any]
+        shape: Hashable | None = NO_BODY
         if read:
             args = {k: (v[0] if len(v) == 1 else v) for k, v in qp.rpc_args.items()}
         else:
             payload = self._payload(headers, body) if body.strip() else {}
+            shape = body_shape(payload) if body.strip() else None
             if isinstance(payload, list) and qp.columns is None:
                 args = {}
                 single_json = body.decode()
@@ -406,6 +475,7 @@ class RestService:
                 single_json = body.decode() or "{}"
         if single_json is not None:
             arg_names = []
+            shape = None  # the body is the single argument: not planned by shape
         if read and fn.volatility == "v":
             raise errors.ApiError(405, "PGRST101", f"Cannot use the {method} method on RPC")
         params = q.Params()
@@ -418,14 +488,22 @@ class RestService:
         scalar = fn.returns_table is None and not fn.returns_composite
         if scalar and len(fn.out_columns) == 1 and not fn.returns_set:
             scalar = True
-        source, ctes = q.call_source(fn, alias, arg_names, orjson.dumps(args).decode() if arg_names else None,
+        args_text = orjson.dumps(args).decode() if arg_names else None
+        source, ctes = q.call_source(fn, alias, arg_names, args_text,
                                      single_json if single_json is not None and fn.params else None, params)
         offset = qp.offset.get((), 0)
         limit = self._max_rows(qp.limit.get(()))
         if fn.return_type == "void":
             stmt = q.wrap(sql.SQL("SELECT NULL AS pgrst_scalar FROM {}").format(source), "scalar", None, ctes)
-            row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=(lambda r: False) if rollback else None)
-            return self._finish(Answer(204, b"", {}), row[3], row[4], applied)
+            void_check = (lambda r: False) if rollback else None
+
+            def respond_void(row: Row) -> Answer:
+                return self._finish(Answer(204, b"", {}), row[3], row[4], applied)
+
+            stmt_done, values = self._remember(ckey, shape, schema, stmt, params, args_text, "dump", read,
+                                               void_check, respond_void)
+            row = await self._run(ctx, schema, stmt_done, values, read_only=read, check=void_check)
+            return respond_void(row)
         if scalar:
             scol = sql.SQL("{}.{}").format(sql.Identifier(alias), sql.Identifier(alias))
             if len(fn.out_columns) == 1:
@@ -459,7 +537,16 @@ class RestService:
             return not rollback
 
         may_reject = rollback or (not read and prefer.max_affected is not None and prefer.handling == "strict")
-        row = await self._run(ctx, schema, stmt, params.values, read_only=read, check=check if may_reject else None)
+
+        def respond(row: Row) -> Answer:
+            return self._rpc_answer(row, fn, scalar, media, page_offset, applied)
+
+        stmt_done, values = self._remember(ckey, shape, schema, stmt, params, args_text, "dump", read,
+                                           check if may_reject else None, respond)
+        row = await self._run(ctx, schema, stmt_done, values, read_only=read, check=check if may_reject else None)
+        return respond(row)
+
+    def _rpc_answer(self, row: Row, fn, scalar: bool, media: MediaType, page_offset: int, applied: list[str]) -> Answer:
         total, page_total, body_text, h_guc, s_guc = row
         single = not fn.returns_set
         if single and not scalar:

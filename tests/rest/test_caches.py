@@ -65,3 +65,45 @@ def test_schema_reload_drops_cached_plans(rest_database, anon) -> None:
     # would still join the two tables and answer 200
     r = wait_for(lambda: (lambda resp: resp if resp.status_code == 400 else None)(anon.get(url)))
     assert r is not None and r.json()["code"] == "PGRST200"
+
+
+def test_cached_write_runs_as_each_caller(rest_server, rest_database, anon) -> None:
+    alice, bob = str(uuid.uuid4()), str(uuid.uuid4())
+    a = Api(rest_server, user_token(rest_server, alice))
+    b = Api(rest_server, user_token(rest_server, bob))
+    # one plan for both (same role, same URL, same body shape); the rows belong to each caller
+    for i in range(3):
+        assert a.post("/fx_notes", headers=JSON, json={"body": f"w alice {i}"}).status_code == 201
+        assert b.post("/fx_notes", headers=JSON, json={"body": f"w bob {i}"}).status_code == 201
+        r = anon.post("/fx_notes", headers=JSON, json={"body": f"w anon {i}"})
+        assert r.status_code == 401 and r.json()["code"] == "42501"
+    with psycopg.connect(rest_database) as conn:
+        rows = conn.execute("select owner_id::text, count(*) from public.fx_notes where body like 'w %'"
+                            " group by 1 order by 2").fetchall()
+    assert sorted(rows) == sorted([(alice, 3), (bob, 3)])
+    # and an update planned for alice's request changes only what bob may change
+    prefer = {**JSON, "Prefer": "return=representation"}
+    assert a.patch("/fx_notes?body=like.w*", headers=prefer, json={"is_public": True}).json() != []
+    r = b.patch("/fx_notes?body=like.w*", headers=prefer, json={"is_public": True})
+    assert {n["owner_id"] for n in r.json()} == {bob}
+
+
+def test_cached_write_follows_the_body(rest_server, service) -> None:
+    prefer = {**JSON, "Prefer": "return=representation"}
+    r1 = service.post("/fx_reviews", headers=prefer, json={"book_id": 1, "stars": 5})
+    r2 = service.post("/fx_reviews", headers=prefer, json={"book_id": 2, "stars": 3})
+    assert (r1.json()[0]["book_id"], r1.json()[0]["stars"]) == (1, 5)
+    assert (r2.json()[0]["book_id"], r2.json()[0]["stars"]) == (2, 3)
+    # another shape of body (other keys, an array): planned on its own
+    r3 = service.post("/fx_reviews", headers=prefer, json=[{"stars": 1, "book_id": 1}, {"stars": 2, "book_id": 2}])
+    assert [(x["book_id"], x["stars"]) for x in r3.json()] == [(1, 1), (2, 2)]
+    r4 = service.post("/fx_reviews", headers=prefer, json=[{"stars": 1, "book_id": 1}, {"stars": 2}])
+    assert r4.status_code == 400 and r4.json()["code"] == "PGRST102"
+    bad = service.post("/fx_reviews", headers=JSON, content=b"{not json")
+    assert bad.status_code == 400 and bad.json()["code"] == "PGRST102"
+
+
+def test_cached_rpc_binds_each_body(anon) -> None:
+    assert [anon.post("/rpc/fx_add", headers=JSON, json={"a": a, "b": b}).json() for a, b in ((1, 2), (5, 6), (0, 0))] == [3, 11, 0]
+    assert anon.post("/rpc/fx_add", headers=JSON, json={"b": 10, "a": 1}).json() == 11
+    assert anon.get("/rpc/fx_add?a=2&b=3").json() == 5 and anon.get("/rpc/fx_add?a=2&b=4").json() == 6

@@ -99,3 +99,31 @@ def test_plan_cache_clear_and_bound() -> None:
     for k in ("a", "b", "c"):
         cache.put(k, entry())
     assert len(cache) <= 2 and cache.get("c") is not None
+
+
+def test_body_shape() -> None:
+    from server.rest.caches import body_shape
+
+    assert body_shape({"a": 1, "b": 2}) == ("o", ("a", "b"))
+    assert body_shape({"b": 2, "a": 1}) != body_shape({"a": 1, "b": 2})  # column order follows the keys
+    assert body_shape([{"a": 1, "b": 2}, {"b": 3, "a": 4}]) == ("a", ("a", "b"))
+    assert body_shape([{"a": 1}, {"a": 1, "b": 2}]) is None  # keys differ: the full path answers 400
+    assert body_shape([{"a": 1, "b": 2}, {"a": 1, "c": 2}]) is None
+    assert body_shape([]) is None and body_shape([1, 2]) is None and body_shape("x") is None
+
+
+def test_call_cache_keys_and_shapes() -> None:
+    from server.rest.caches import NO_BODY, CachedCall, CallCache, call_key
+
+    stmt = flight.to_statement(b"select 1", prepare=True)
+    entry = CachedCall("public", stmt, [], -1, None, False, None, lambda row: row)
+    key = call_key("authenticated", "POST", "/fx_notes", "", {"content-type": "application/json"})
+    assert key != call_key("anon", "POST", "/fx_notes", "", {"content-type": "application/json"})
+    assert key != call_key("authenticated", "PATCH", "/fx_notes", "", {"content-type": "application/json"})
+    assert key != call_key("authenticated", "POST", "/fx_notes", "", {"content-type": "text/csv"})
+    cache = CallCache(max_size=2)
+    assert not cache.knows(key)
+    cache.put(key, ("o", ("body",)), entry)
+    assert cache.knows(key) and cache.get(key, ("o", ("body",))) is entry and cache.get(key, NO_BODY) is None
+    cache.clear()
+    assert not cache.knows(key) and len(cache) == 0
