@@ -74,11 +74,16 @@ class RestService:
         self.tokens = TokenCache(self._verify)
         self.reads = PlanCache()
         self.calls = CallCache()
-        self.cache_holder.on_reload.append(lambda _cache: (self.reads.clear(), self.calls.clear()))
+        self.cache_holder.on_reload.append(self._drop_plans)
         ctx.on_startup.append(self.cache_holder.start)
         ctx.on_startup.append(self.pool.open)
         ctx.on_shutdown.append(self.cache_holder.stop)
         ctx.on_shutdown.append(self.pool.close)
+
+    def _drop_plans(self, _cache: SchemaCache) -> None:
+        """Plans are made against one schema cache: a reload makes every one of them stale."""
+        self.reads.clear()
+        self.calls.clear()
 
     @property
     def cache(self) -> SchemaCache:

@@ -107,3 +107,20 @@ def test_cached_rpc_binds_each_body(anon) -> None:
     assert [anon.post("/rpc/fx_add", headers=JSON, json={"a": a, "b": b}).json() for a, b in ((1, 2), (5, 6), (0, 0))] == [3, 11, 0]
     assert anon.post("/rpc/fx_add", headers=JSON, json={"b": 10, "a": 1}).json() == 11
     assert anon.get("/rpc/fx_add?a=2&b=3").json() == 5 and anon.get("/rpc/fx_add?a=2&b=4").json() == 6
+
+
+def test_schema_reload_drops_cached_calls(rest_database, anon) -> None:
+    with psycopg.connect(rest_database, autocommit=True) as conn:
+        conn.execute("create function public.fx_cache_fn(a int) returns int language sql as $$ select a + 1 $$")
+    assert wait_for(lambda: anon.post("/rpc/fx_cache_fn", headers=JSON, json={"a": 1}).status_code == 200)
+    assert anon.post("/rpc/fx_cache_fn", headers=JSON, json={"a": 2}).json() == 3  # cached
+    with psycopg.connect(rest_database, autocommit=True) as conn:
+        conn.execute("drop function public.fx_cache_fn(int)")
+        conn.execute("create function public.fx_cache_fn(x int) returns int language sql as $$ select x + 1 $$")
+        conn.execute("notify pgrst, 'reload schema'")
+    # once reloaded, planned again: no function takes `a` any more (PGRST202); a plan kept
+    # across the reload would go on calling the old signature and fail in SQL (42883)
+    r = wait_for(lambda: (lambda resp: resp if resp.json().get("code") == "PGRST202" else None)(
+        anon.post("/rpc/fx_cache_fn", headers=JSON, json={"a": 2})))
+    assert r is not None and r.status_code == 404
+    assert anon.post("/rpc/fx_cache_fn", headers=JSON, json={"x": 2}).json() == 3
