@@ -81,10 +81,12 @@ test("an admin finds a learner, edits them, marks them paid and manages their ac
   await userAction(page, row, "Éditer");
   await page.getByLabel("Pays").fill("  Bénin  ");
   await page.getByLabel("Numéro WhatsApp").fill("   ");
+  await page.getByLabel("Agent").click();
   await page.getByRole("button", { name: "Enregistrer" }).click();
   await toast(page, "Le profil de l'utilisateur a été mis à jour.");
-  const [edited] = await state.api.rest(`profiles?id=eq.${learner.id}&select=country,whatsapp_number`);
-  assert.deepEqual(edited, { country: "Bénin", whatsapp_number: null });
+  await row.getByText("Agent", { exact: true }).waitFor();
+  const [edited] = await state.api.rest(`profiles?id=eq.${learner.id}&select=country,whatsapp_number,agent`);
+  assert.deepEqual(edited, { country: "Bénin", whatsapp_number: null, agent: true });
 
   // Payment with an expiry in 5 days: active, and the 7-day warning.
   await userAction(page, row, "Paiement");
@@ -113,13 +115,13 @@ test("an admin finds a learner, edits them, marks them paid and manages their ac
   const toeicRow = dialog.locator('[data-testid="access-course"][data-title="Préparation au TOEIC"]');
   await toeicRow.getByRole("button", { name: "Accorder" }).click();
   await toast(page, "L'accès au cours « Préparation au TOEIC » a été accordé.");
-  await toeicRow.getByText("Accessible").waitFor();
+  await toeicRow.getByText("Accessible", { exact: true }).waitFor();
   await dialog.getByTestId("access-course-count").filter({ hasText: "1 cours" }).waitFor();
   await dialog.getByRole("button", { name: "Afficher le contenu de Anglais des affaires" }).click();
   const lesson = dialog.locator('[data-testid="access-content"][data-title="Écrire un e-mail professionnel"]');
   await lesson.waitFor();
   await lesson.getByRole("button", { name: "Accorder l'accès à Écrire un e-mail professionnel" }).click();
-  await lesson.getByText("Accessible").waitFor();
+  await lesson.getByText("Accessible", { exact: true }).waitFor();
   assert.deepEqual(await axeViolations(page), []);
 
   // The learner's own browser now sees the private course and that one lesson.
@@ -143,7 +145,7 @@ test("an admin finds a learner, edits them, marks them paid and manages their ac
   await toast(page, "Accès révoqué pour 2 éléments.");
   await dialog.getByTestId("access-course-count").filter({ hasText: "0 cours" }).waitFor();
   await dialog.getByRole("button", { name: "Sélectionner" }).waitFor();
-  assert.equal(await dialog.getByText("Accessible").count(), 0);
+  assert.equal(await dialog.getByText("Accessible", { exact: true }).count(), 0);
   assert.deepEqual(await learnerApi.rest(`course_content?course_id=eq.${business.id}&select=title`), []);
   assert.equal(await learnerApi.rpc("user_has_course_access", { user_id: learner.id, course_id: toeic.id }), false);
   await page.keyboard.press("Escape");

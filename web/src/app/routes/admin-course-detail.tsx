@@ -34,7 +34,7 @@ function AdminCourseDetail() {
             <h1 className="text-2xl font-bold sm:text-3xl">{course.title}</h1>
             <p className="text-muted-foreground mt-2">{course.description || "Pas de description disponible."}</p>
           </div>
-          <div className="grid gap-6 lg:grid-cols-[minmax(0,420px)_1fr]">
+          <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,420px)_minmax(0,1fr)]">
             <Card className="h-fit">
               <CardHeader>
                 <CardTitle>Ajouter du contenu</CardTitle>

@@ -50,7 +50,7 @@ function AdminCourseEdit() {
                 </CardContent>
               </Card>
             </TabsContent>
-            <TabsContent value="content" className="grid gap-6 pt-3 lg:grid-cols-[minmax(0,420px)_1fr]">
+            <TabsContent value="content" className="grid grid-cols-1 gap-6 pt-3 lg:grid-cols-[minmax(0,420px)_minmax(0,1fr)]">
               <Card className="h-fit">
                 <CardContent>
                   <ContentForm courseId={course.id} existing={items} onAdded={() => void reloadContent()} />

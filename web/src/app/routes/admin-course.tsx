@@ -43,7 +43,7 @@ function AdminCourse() {
               <TabsTrigger value="unlock">Déblocage</TabsTrigger>
               <TabsTrigger value="settings">Paramètres</TabsTrigger>
             </TabsList>
-            <TabsContent value="content" className="grid gap-6 pt-3 lg:grid-cols-[minmax(0,420px)_1fr]">
+            <TabsContent value="content" className="grid grid-cols-1 gap-6 pt-3 lg:grid-cols-[minmax(0,420px)_minmax(0,1fr)]">
               <Card className="h-fit">
                 <CardHeader>
                   <CardTitle>Ajouter du contenu</CardTitle>

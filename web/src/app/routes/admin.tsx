@@ -22,15 +22,13 @@ export default function AdminRoute() {
           <h1 className="text-2xl font-bold sm:text-3xl">Administration</h1>
         </div>
         <Tabs defaultValue="users">
-          <div className="-mx-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
-            <TabsList>
-              <TabsTrigger value="users">Utilisateurs</TabsTrigger>
-              <TabsTrigger value="access">Accès</TabsTrigger>
-              <TabsTrigger value="courses">Cours</TabsTrigger>
-              <TabsTrigger value="books">Livres</TabsTrigger>
-              <TabsTrigger value="sessions">Sessions</TabsTrigger>
-            </TabsList>
-          </div>
+          <TabsList className="h-auto flex-wrap justify-start">
+            <TabsTrigger value="users" className="h-8 flex-none">Utilisateurs</TabsTrigger>
+            <TabsTrigger value="access" className="h-8 flex-none">Accès</TabsTrigger>
+            <TabsTrigger value="courses" className="h-8 flex-none">Cours</TabsTrigger>
+            <TabsTrigger value="books" className="h-8 flex-none">Livres</TabsTrigger>
+            <TabsTrigger value="sessions" className="h-8 flex-none">Sessions</TabsTrigger>
+          </TabsList>
           <TabsContent value="users" className="pt-3">
             <UsersTab />
           </TabsContent>

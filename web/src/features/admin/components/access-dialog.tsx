@@ -159,8 +159,12 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
           <DialogDescription>Gérer l'accès aux cours et contenus spécifiques</DialogDescription>
         </DialogHeader>
         <div className="flex flex-wrap items-center gap-2">
-          <Badge variant="secondary" data-testid="access-course-count">{courseIds.size} cours</Badge>
-          <Badge variant="secondary" data-testid="access-book-count">{bookIds.size} livres</Badge>
+          <Badge variant="secondary" data-testid="access-course-count">
+            {courseIds.size} cours accessible{courseIds.size > 1 ? "s" : ""}
+          </Badge>
+          <Badge variant="secondary" data-testid="access-book-count">
+            {bookIds.size} livre{bookIds.size > 1 ? "s" : ""} accessible{bookIds.size > 1 ? "s" : ""}
+          </Badge>
           {summary?.hasFullAccess && <Badge variant="success">Accès complet</Badge>}
           <Button variant="outline" size="sm" className="ml-auto" onClick={() => void load()} disabled={loading}>
             <RefreshCwIcon className={loading ? "animate-spin" : undefined} aria-hidden /> Actualiser

@@ -53,7 +53,7 @@ export function BooksTab() {
   };
 
   return (
-    <div className="grid gap-6 lg:grid-cols-[minmax(0,380px)_1fr]">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,380px)_minmax(0,1fr)]">
       <Card className="h-fit">
         <CardHeader>
           <CardTitle>Ajouter un livre</CardTitle>

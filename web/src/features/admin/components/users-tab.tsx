@@ -91,7 +91,7 @@ export function UsersTab() {
               <TableRow>
                 <TableHead className="w-14">Accès</TableHead>
                 <TableHead>Nom</TableHead>
-                <TableHead>Email</TableHead>
+                <TableHead className="hidden sm:table-cell">Email</TableHead>
                 <TableHead className="hidden md:table-cell">Pays</TableHead>
                 <TableHead>Payé</TableHead>
                 <TableHead className="text-right">Actions</TableHead>
@@ -155,8 +155,9 @@ function UserRow({ user, hasAccess, expanded, onToggle, onAction }: { user: Prof
             {isAdmin && <Badge>Admin</Badge>}
             {user.agent && <Badge variant="warning">Agent</Badge>}
           </div>
+          <p className="text-muted-foreground max-w-40 truncate text-xs font-normal sm:hidden">{user.email}</p>
         </TableCell>
-        <TableCell className="max-w-48 truncate">{user.email}</TableCell>
+        <TableCell className="hidden max-w-48 truncate sm:table-cell">{user.email}</TableCell>
         <TableCell className="hidden md:table-cell">{user.country}</TableCell>
         <TableCell>
           <Badge variant={status.kind === "active" || status.kind === "unlimited" ? "success" : status.kind === "expired" ? "destructive" : "secondary"} data-testid="user-status">
@@ -221,7 +222,7 @@ function DetailCard({ title, rows }: { title: string; rows: Array<[string, strin
         <CardTitle className="text-sm">{title}</CardTitle>
       </CardHeader>
       <CardContent className="px-4">
-        <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
+        <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm">
           {rows.map(([k, v]) => (
             <React.Fragment key={k}>
               <dt className="text-muted-foreground">{k}</dt>
