@@ -32,22 +32,44 @@ def pdf_document(title: str, lines: list[str], pages: int = 1) -> bytes:
     return out.getvalue()
 
 
-def cover_jpeg(title: str) -> bytes:
-    cover = Image.new("RGB", (300, 420), "white")
-    draw = ImageDraw.Draw(cover)
-    draw.rectangle([15, 15, 285, 405], fill=_color(title))
-    words, line, lines = title.split(), "", []
-    for word in words:
-        if len(line) + len(word) > 16:
+def _wrap(title: str, width: int) -> list[str]:
+    lines, line = [], ""
+    for word in title.split():
+        if line and len(line) + len(word) > width:
             lines.append(line)
             line = ""
         line = f"{line} {word}".strip()
-    lines.append(line)
-    for index, text in enumerate(lines):
-        draw.text((35, 60 + index * 34), text, fill="white", font_size=26)
+    return [*lines, line]
+
+
+def _jpeg(image: Image.Image) -> bytes:
     out = io.BytesIO()
-    cover.save(out, "JPEG", quality=90)
+    image.save(out, "JPEG", quality=90)
     return out.getvalue()
+
+
+def cover_jpeg(title: str) -> bytes:
+    """A book cover: portrait, the title on a coloured board."""
+    cover = Image.new("RGB", (300, 420), "white")
+    draw = ImageDraw.Draw(cover)
+    draw.rectangle([15, 15, 285, 405], fill=_color(title))
+    for index, text in enumerate(_wrap(title, 16)):
+        draw.text((35, 60 + index * 34), text, fill="white", font_size=26)
+    return _jpeg(cover)
+
+
+def course_cover_jpeg(title: str) -> bytes:
+    """A course cover: 16:9 as the site recommends, the title over a band of colour."""
+    cover = Image.new("RGB", (300, 169), _color(title))
+    draw = ImageDraw.Draw(cover)
+    for index, shade in enumerate(PALETTE):
+        draw.ellipse([190 + index * 18, 95 - index * 12, 290 + index * 18, 195 - index * 12], fill=shade, outline="white")
+    lines = _wrap(title, 18)
+    top = 84 - len(lines) * 14
+    for index, text in enumerate(lines):
+        draw.text((18, top + index * 28), text, fill="white", font_size=22)
+    draw.text((18, 142), "English Facile", fill=(255, 255, 255), font_size=12)
+    return _jpeg(cover)
 
 
 def lesson_image_png(title: str) -> bytes:

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from demo_files import cover_jpeg, lesson_image_png, pdf_document  # noqa: E402
+from demo_files import course_cover_jpeg, cover_jpeg, lesson_image_png, pdf_document  # noqa: E402
 
 DEFAULT_OWNER_EMAIL = "admin@example.com"
 DEFAULT_CONTACT_ADMIN_EMAIL = "prof@example.com"
@@ -63,7 +63,7 @@ def seed_courses(seeder, admin: uuid.UUID) -> dict[str, uuid.UUID]:
     for key, (title, description, visibility) in courses.items():
         cid = fixed_id(f"course:{key}")
         cover = f"courses/{key}.jpg"
-        seeder.put_object("covers", cover, cover_jpeg(title), "image/jpeg")
+        seeder.put_object("covers", cover, course_cover_jpeg(title), "image/jpeg")
         seeder.execute(
             "insert into public.courses (id, title, description, visibility, cover_url, created_by)"
             " values (%s, %s, %s, %s, %s, %s) on conflict (id) do nothing",
