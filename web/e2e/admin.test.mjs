@@ -198,7 +198,12 @@ test("an admin creates a course with a cover, adds a PDF lesson and a video, set
   await page.getByLabel(/URL ou code embed/).fill('<iframe src="https://iframe.mediadelivery.net/embed/99/e2e-video" allowfullscreen></iframe>');
   await page.getByRole("button", { name: "Ajouter le contenu" }).click();
   await page.locator('[data-testid="content-item"][data-title="Présentation en vidéo"]').waitFor();
-  assert.deepEqual(await page.getByTestId("content-item").evaluateAll((els) => els.map((e) => e.dataset.title)), ["verbes irreguliers", "Présentation en vidéo"]);
+  await page.getByLabel("Téléverser un fichier").check();
+  await page.getByLabel("Fichier", { exact: true }).setInputFiles({ name: "annexe.pdf", mimeType: "application/pdf", buffer: pdfBytes("annexe") });
+  assert.equal(await page.getByLabel("Titre du contenu").inputValue(), "annexe");
+  await page.getByRole("button", { name: "Ajouter le contenu" }).click();
+  await page.locator('[data-testid="content-item"][data-title="annexe"]').waitFor();
+  assert.deepEqual(await page.getByTestId("content-item").evaluateAll((els) => els.map((e) => e.dataset.title)), ["verbes irreguliers", "Présentation en vidéo", "annexe"]);
   assert.deepEqual(await axeViolations(page), []);
   const content = await state.api.rest(`course_content?course_id=eq.${course.id}&select=title,file_type,file_path,video_embed_url,order_index&order=order_index`);
   assert.equal(content[0].file_type, "document");
@@ -213,7 +218,7 @@ test("an admin creates a course with a cover, adds a PDF lesson and a video, set
   await page.getByLabel("Leçons par déblocage").fill("1");
   await page.getByLabel("Délai avant le premier déblocage (jours)").fill("0");
   await page.getByLabel("Accès accordé il y a (jours)").fill("3");
-  await page.getByTestId("schedule-preview").filter({ hasText: "2 leçons débloquées sur 2" }).waitFor();
+  await page.getByTestId("schedule-preview").filter({ hasText: "2 leçons débloquées sur 3" }).waitFor();
   await page.getByRole("button", { name: "Créer le programme" }).click();
   await toast(page, "Programme de déblocage enregistré");
   // Below the minimum, lessons per unlock is saved as 1.
@@ -226,14 +231,32 @@ test("an admin creates a course with a cover, adds a PDF lesson and a video, set
   assert.deepEqual(schedules, [{ unlock_interval_days: 4, lessons_per_unlock: 1, start_delay_days: 0, is_active: true }]);
   assert.deepEqual(await axeViolations(page), []);
 
-  // Delete with confirmation: the row, its lesson file and its cover go.
+  // Course detail: edit a lesson's title and description, delete the PDF lesson and its file.
+  await page.goto(`${BASE_URL}/admin/courses/${course.id}`);
+  const edit = page.getByTestId("content-edit").nth(1);
+  await edit.getByLabel("Titre de Présentation en vidéo").fill("Présentation (vidéo)");
+  await edit.getByLabel("Description de Présentation en vidéo").fill("À regarder en premier.");
+  await edit.getByRole("button", { name: "Enregistrer" }).click();
+  await toast(page, "Le contenu a été mis à jour.");
+  await page.locator('[data-testid="content-item"][data-title="Présentation (vidéo)"]').getByText("À regarder en premier.").waitFor();
+  const pdfItem = page.locator('[data-testid="content-item"][data-title="verbes irreguliers"]');
+  await pdfItem.getByRole("button", { name: "Menu de verbes irreguliers" }).click();
+  await page.getByRole("menuitem", { name: "Supprimer" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Supprimer" }).click();
+  await toast(page, "Contenu supprimé avec succès");
+  await pdfItem.waitFor({ state: "detached" });
+  assert.ok((await state.api.objectStatus("course-content", content[0].file_path)) >= 400);
+  assert.deepEqual(await axeViolations(page), []);
+
+  // Delete with confirmation: the row and its cover go.
   await page.goto(`${BASE_URL}/admin/courses`);
   await card.getByRole("button", { name: `Supprimer ${title}` }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Supprimer" }).click();
   await toast(page, "Cours supprimé");
   await card.waitFor({ state: "detached" });
   assert.deepEqual(await state.api.rest(`courses?id=eq.${course.id}&select=id`), []);
-  assert.ok((await state.api.objectStatus("course-content", content[0].file_path)) >= 400);
+  assert.deepEqual(await state.api.rest(`course_content?course_id=eq.${course.id}&select=id`), []);
+  assert.ok((await state.api.objectStatus("course-content", content[2].file_path)) >= 400);
   assert.ok((await publicObjectStatus("covers", course.cover_url)) >= 400);
 });
 

@@ -70,9 +70,9 @@ export function BooksTab() {
         ) : books.length === 0 ? (
           <EmptyState icon={<BookOpenIcon className="size-8" aria-hidden />} title="Aucun livre n'a été trouvé." />
         ) : (
-          <ul className="grid gap-3">
+          <ul className="grid grid-cols-1 gap-3">
             {books.map((b) => (
-              <li key={b.id} className="bg-card flex items-center gap-3 rounded-lg border p-3" data-testid="admin-book" data-title={b.title}>
+              <li key={b.id} className="bg-card flex min-w-0 items-center gap-3 rounded-lg border p-3" data-testid="admin-book" data-title={b.title}>
                 <BookCover src={bookCoverUrl(b)} title={b.title} className="w-14 shrink-0" />
                 <div className="min-w-0 flex-1">
                   <p className="truncate font-medium">{b.title}</p>

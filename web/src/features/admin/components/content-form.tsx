@@ -116,10 +116,11 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
                 name="upload-mode"
                 value={value}
                 checked={mode === value}
-                disabled={value === "file" && fileType === "video"}
                 onChange={() => {
                   setMode(value);
+                  // An embed is a video; a file gets its type from its extension.
                   if (value === "embed") setFileType("video");
+                  else if (fileType === "video") setFileType("");
                 }}
               />
               {label}

@@ -48,7 +48,7 @@ export function ContentList({ items, viewed, onChanged }: { items: CourseContent
   if (items.length === 0) return <EmptyState title="Aucun contenu disponible dans ce cours." />;
   return (
     <>
-      <ol className="grid gap-2">
+      <ol className="grid grid-cols-1 gap-2">
         {items.map((item, index) => {
           const Icon = fileTypeIcon(item.file_type);
           return (
