@@ -11,6 +11,9 @@ pgbench runs its four statements in four round trips (as a plain client would); 
 sends them in one pipelined flight. The ratio against pgbench in pipeline mode
 (\\startpipeline, one round trip too) is printed as well, for a like-for-like reading.
 
+pgbench and the GET load take turns three times (BENCH_ROUNDS) and the medians are compared,
+since other work on a shared machine changes the load from one phase to the next.
+
 Also reports a two-level embed GET, POST of one row, PATCH and RPC. The load comes from a
 second process on loopback, keep-alive HTTP/1.1: wrk when installed (`apt-get install wrk`,
 far cheaper than a Python client, so the server keeps the CPU), else an asyncio generator.
@@ -24,6 +27,7 @@ import asyncio
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "10"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 THREADS = 2  # load generator threads (wrk -t) and pgbench threads (-j): the same for both
 WRK = shutil.which("wrk") if os.environ.get("BENCH_LOADGEN", "wrk") == "wrk" else None
 
@@ -193,13 +198,20 @@ def main() -> None:
                 host = server.url.split("://")[1]
                 claims = keys_from_settings(settings).decode(key)
                 run_load(server.url, "GET", SINGLE_ROW, key, "", 1.0)  # warm up every worker's caches
-                # pgbench right before the GET phase: both see the machine in the same state
-                tps = pgbench_tps(db, password, pgbench_script(key, claims, host, pipeline=False), seconds)
-                tps_pipe = pgbench_tps(db, password, pgbench_script(key, claims, host, pipeline=True), seconds)
-                single = run_load(server.url, "GET", SINGLE_ROW, key, "", seconds)
+                # pgbench and the server take turns, ROUNDS times (medians): on a shared machine
+                # the load of other work changes from one phase to the next
+                plain, piped, gets = [], [], []
+                for _ in range(ROUNDS):
+                    plain.append(pgbench_tps(db, password, pgbench_script(key, claims, host, pipeline=False), seconds))
+                    gets.append(run_load(server.url, "GET", SINGLE_ROW, key, "", seconds))
+                    piped.append(pgbench_tps(db, password, pgbench_script(key, claims, host, pipeline=True), seconds))
+                tps, tps_pipe = statistics.median(plain), statistics.median(piped)
+                single = sorted(gets, key=lambda r: r["rps"])[len(gets) // 2]
                 ratio = single["rps"] / tps
                 print(f"\n{workers} worker(s):")
+                rounds = "; ".join(f"{t:.0f} tps / {g['rps']:.0f} req/s" for t, g in zip(plain, gets))
                 print(f"  pgbench, same transaction: {tps:8.0f} tps ({tps_pipe:.0f} tps pipelined)")
+                print(f"  rounds (pgbench / GET), medians used: {rounds}")
                 print(f"  GET single row      {single['rps']:8.0f} req/s  p95 {single['p95_ms']:5.1f} ms   "
                       f"ratio to pgbench {ratio:.2f} ({single['rps'] / tps_pipe:.2f} to pipelined pgbench)")
                 phases = [
