@@ -2,6 +2,7 @@ import { supabase } from "@/lib/supabase";
 import type { Course, CourseContent, Visibility } from "@/types/db";
 import { CONTENT_BUCKET } from "@/features/courses/api/courses";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
+import { nextOrderIndex } from "@/features/admin/lib/content-file";
 
 export interface CourseInput {
   title: string;
@@ -101,7 +102,7 @@ export async function addContent(input: NewContent, existing: CourseContent[], o
     const { error } = await client.storage.from(CONTENT_BUCKET).upload(filePath, input.file, { cacheControl: "3600", upsert: false, contentType: input.file.type || undefined });
     if (error) throw new Error(`Failed to upload content: ${error.message}`);
   }
-  const order = existing.length ? Math.max(...existing.map((c) => c.order_index ?? 0)) + 1 : 0;
+  const order = nextOrderIndex(existing);
   const { data, error } = await client
     .from("course_content")
     .insert({
