@@ -13,7 +13,7 @@ before(async () => {
   state.adminAccount = await newAdmin();
   state.admin = await newPage(b.browser);
   state.admin.page.on("response", async (r) => {
-    if (r.status() >= 400 && r.status() !== 406 && !/\/storage\/v1\/object\/(public|authenticated)\//.test(r.url())) console.log("[admin]", r.request().method(), r.status(), r.url(), (await r.text().catch(() => "")).slice(0, 300));
+    if (r.status() >= 400 && ![406, 409].includes(r.status()) && !/\/storage\/v1\/object\/(public|authenticated)\//.test(r.url())) console.log("[admin]", r.request().method(), r.status(), r.url(), (await r.text().catch(() => "")).slice(0, 300));
   });
   await signIn(state.admin.page, BASE_URL, state.adminAccount.email, state.adminAccount.password);
   state.key = await anonKey();
@@ -133,16 +133,29 @@ test("an admin finds a learner, edits them, marks them paid and manages their ac
   const visible = await learnerApi.rest(`course_content?course_id=eq.${business.id}&select=title`);
   assert.deepEqual(visible.map((c) => c.title), ["Écrire un e-mail professionnel"]);
 
-  // Bulk revoke: select the course and the lesson, confirm.
+  // Bulk grant of a granted lesson and a new one: the duplicate is ignored.
+  const other = dialog.locator('[data-testid="access-content"][data-title="Le vocabulaire du bureau"]');
   await dialog.getByRole("button", { name: "Sélectionner" }).click();
-  assert.equal(await dialog.getByRole("button", { name: "Révoquer l'accès (0)" }).isDisabled(), true);
+  assert.equal(await dialog.getByRole("button", { name: "Accorder l'accès (0)" }).isDisabled(), true);
+  await lesson.getByRole("checkbox", { name: "Sélectionner Écrire un e-mail professionnel" }).click();
+  await other.getByRole("checkbox", { name: "Sélectionner Le vocabulaire du bureau" }).click();
+  await dialog.getByRole("button", { name: "Accorder l'accès (2)" }).click();
+  const grant = page.getByRole("alertdialog", { name: "Confirmer l'accès au contenu" });
+  await grant.getByText("Voulez-vous vraiment accorder l'accès à 2 éléments sélectionnés pour Fatou Ndiaye ?").waitFor();
+  await grant.getByRole("button", { name: "Confirmer l'accès" }).click();
+  await toast(page, "Accès accordé à 2 éléments.");
+  await other.getByText("Accessible", { exact: true }).waitFor();
+
+  // Bulk revoke: select the course and both lessons, confirm.
+  await dialog.getByRole("button", { name: "Sélectionner" }).click();
   await toeicRow.getByRole("checkbox", { name: "Sélectionner Préparation au TOEIC" }).click();
   await lesson.getByRole("checkbox", { name: "Sélectionner Écrire un e-mail professionnel" }).click();
-  await dialog.getByRole("button", { name: "Révoquer l'accès (2)" }).click();
+  await other.getByRole("checkbox", { name: "Sélectionner Le vocabulaire du bureau" }).click();
+  await dialog.getByRole("button", { name: "Révoquer l'accès (3)" }).click();
   const confirm = page.getByRole("alertdialog", { name: "Confirmer la révocation d'accès" });
-  await confirm.getByText("Voulez-vous vraiment révoquer l'accès à 2 éléments sélectionnés pour Fatou Ndiaye ?").waitFor();
+  await confirm.getByText("Voulez-vous vraiment révoquer l'accès à 3 éléments sélectionnés pour Fatou Ndiaye ?").waitFor();
   await confirm.getByRole("button", { name: "Confirmer la révocation" }).click();
-  await toast(page, "Accès révoqué pour 2 éléments.");
+  await toast(page, "Accès révoqué pour 3 éléments.");
   await dialog.getByTestId("access-course-count").filter({ hasText: "0 cours" }).waitFor();
   await dialog.getByRole("button", { name: "Sélectionner" }).waitFor();
   assert.equal(await dialog.getByText("Accessible", { exact: true }).count(), 0);
