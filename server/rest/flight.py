@@ -135,7 +135,7 @@ async def run(conn: AsyncConnection, steps: Sequence[Step], watch: Watch | None 
         fd = pgconn.socket
 
         async def wait(write: bool = False) -> None:
-            await wait_socket(fd, write)
+            await _ready(fd, write)
     else:
         wait = watch.wait
     try:
@@ -222,7 +222,7 @@ _COMMAND_OK = pq.ExecStatus.COMMAND_OK
 _SYNC = pq.ExecStatus.PIPELINE_SYNC
 
 
-async def wait_socket(fd: int, write: bool = False) -> None:
+async def _ready(fd: int, write: bool = False) -> None:
     """Wait until the socket is readable (or writable): one future, no timer."""
     loop = asyncio.get_running_loop()
     fut = loop.create_future()
