@@ -46,6 +46,7 @@ export function UsersTab() {
 
   const visible = React.useMemo(() => filterUsers(users ?? [], filters), [users, filters]);
   const stats = React.useMemo(() => userStats(users ?? []), [users]);
+  const empty = emptyUsersText(filters);
   const open = (kind: DialogKind, user: Profile) => setDialog({ kind, user });
   const close = () => setDialog(null);
 
@@ -81,8 +82,8 @@ export function UsersTab() {
       ) : users === null ? (
         <PageSpinner label="Chargement des utilisateurs..." />
       ) : visible.length === 0 ? (
-        <EmptyState icon={<UsersIcon className="size-8" aria-hidden />} title={emptyUsersText(filters).title}>
-          {emptyUsersText(filters).hint && <p className="text-sm">{emptyUsersText(filters).hint}</p>}
+        <EmptyState icon={<UsersIcon className="size-8" aria-hidden />} title={empty.title}>
+          {empty.hint && <p className="text-sm">{empty.hint}</p>}
         </EmptyState>
       ) : (
         <div className="rounded-xl border">
