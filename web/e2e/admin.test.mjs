@@ -34,6 +34,48 @@ async function toast(page, text) {
   }
 }
 
+/**
+ * A learner without access to a private course but granted one of its lessons: both course pages
+ * list that lesson only, the viewer opens it and downloads its file, the contact path stays.
+ */
+async function learnerSeesGrantedLesson(page, course, api) {
+  const [granted] = await api.rest(`course_content?course_id=eq.${course.id}&select=id,title`);
+  await page.goto(`${BASE_URL}/course/${course.id}`);
+  await page.getByText("Ce cours est payant").waitFor();
+  await page.getByTestId("granted-lessons").filter({ hasText: "Vous avez 1 leçon débloquée dans ce cours." }).waitFor();
+  const carousel = page.getByRole("group", { name: "Leçons du cours" });
+  await carousel.getByRole("button", { name: `Leçon 1 : ${granted.title}`, exact: false }).waitFor();
+  assert.equal(await carousel.getByRole("button", { name: /^Leçon \d+ :/ }).count(), 1);
+  await page.getByRole("button", { name: "Accéder au cours" }).click();
+  const contact = page.getByRole("dialog", { name: `Accéder à « ${course.title} »` });
+  await contact.waitFor();
+  await contact.getByRole("button", { name: "Fermer" }).first().click();
+  await contact.waitFor({ state: "hidden" });
+  await carousel.getByRole("button", { name: `Leçon 1 : ${granted.title}`, exact: false }).click();
+  await page.getByRole("link", { name: "Ouvrir la leçon" }).click();
+  await page.waitForURL(`**/video/${granted.id}`);
+  await page.getByRole("heading", { name: granted.title, level: 1 }).waitFor();
+  await page.getByText("Sommaire · 1 leçon").waitFor();
+  const [file] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Télécharger" }).first().click()]);
+  assert.ok(await file.path(), "the granted lesson's file was downloaded");
+  assert.deepEqual(await axeViolations(page), []);
+
+  await page.goto(`${BASE_URL}/cours-detail/${course.id}`);
+  await page.getByTestId("granted-lessons").filter({ hasText: "Vous avez 1 leçon débloquée dans ce cours." }).waitFor();
+  const items = page.locator("main ol > li");
+  assert.equal(await items.count(), 1);
+  await items.getByText(granted.title).waitFor();
+  await page.getByRole("button", { name: "Accéder au cours" }).click();
+  await page.getByRole("dialog", { name: `Accéder à « ${course.title} »` }).waitFor();
+  await page.keyboard.press("Escape");
+
+  // The other lessons stay locked in the viewer.
+  const all = await state.api.rest(`course_content?course_id=eq.${course.id}&select=id`);
+  const locked = all.find((l) => l.id !== granted.id);
+  await page.goto(`${BASE_URL}/video/${locked.id}`);
+  await page.getByRole("alert").filter({ hasText: /Content not found|You do not have access to this content/ }).first().waitFor();
+}
+
 async function findUser(page, email) {
   await page.goto(`${BASE_URL}/admin`);
   await page.getByRole("tab", { name: "Utilisateurs" }).waitFor();
@@ -132,6 +174,7 @@ test("an admin finds a learner, edits them, marks them paid and manages their ac
   const learnerApi = withToken(await pageAccessToken(learnerPage.page), state.key);
   const visible = await learnerApi.rest(`course_content?course_id=eq.${business.id}&select=title`);
   assert.deepEqual(visible.map((c) => c.title), ["Écrire un e-mail professionnel"]);
+  await learnerSeesGrantedLesson(learnerPage.page, business, learnerApi);
 
   // Bulk grant of a granted lesson and a new one: the duplicate is ignored.
   const other = dialog.locator('[data-testid="access-content"][data-title="Le vocabulaire du bureau"]');

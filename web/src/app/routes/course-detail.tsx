@@ -1,6 +1,6 @@
 import * as React from "react";
 import { Link, useParams } from "react-router-dom";
-import { ArrowLeftIcon, DownloadIcon, EyeIcon, ImageIcon, PlayIcon } from "lucide-react";
+import { ArrowLeftIcon, DownloadIcon, EyeIcon, ImageIcon, LockIcon, PlayIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -8,6 +8,7 @@ import { EmptyState, ErrorPanel, PageContainer } from "@/components/layout/page-
 import { useAuth } from "@/features/auth/hooks/auth-context";
 import { useCourse } from "@/features/courses/hooks/use-course";
 import { VisibilityBadge } from "@/features/courses/components/course-card";
+import { grantedLessonsLabel } from "@/features/courses/lib/access";
 import { ContactDialog } from "@/features/contact/components/contact-dialog";
 import { useContentDownload } from "@/features/lessons/components/lesson-player";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
@@ -17,7 +18,7 @@ import { useDocumentTitle } from "@/lib/use-document-title";
 export default function CourseDetail() {
   const { id } = useParams();
   const { user } = useAuth();
-  const { status, course, hasAccess, content, contentError, viewed, completed, reload } = useCourse(id);
+  const { status, course, accessLevel, content, contentError, viewed, completed, reload } = useCourse(id);
   const { busy, download } = useContentDownload();
   const [contactOpen, setContactOpen] = React.useState(false);
   useDocumentTitle(course?.title ?? "Contenu du cours");
@@ -65,7 +66,20 @@ export default function CourseDetail() {
         <p className="text-muted-foreground whitespace-pre-line">{course.description || "Pas de description disponible."}</p>
       </div>
 
-      {!user || !hasAccess ? (
+      {user && accessLevel === "lessons" && (
+        <div className="bg-card mb-6 flex flex-col items-start gap-4 rounded-xl border p-4 sm:flex-row sm:items-center" data-testid="granted-lessons">
+          <span className="flex size-10 shrink-0 items-center justify-center rounded-full bg-amber-100 text-amber-800">
+            <LockIcon className="size-5" aria-hidden />
+          </span>
+          <div className="flex-1">
+            <p className="font-semibold">Vous avez {grantedLessonsLabel(content.length)} dans ce cours.</p>
+            <p className="text-muted-foreground text-sm">Les autres leçons sont réservées. Contactez le professeur pour obtenir l'accès à toutes les leçons.</p>
+          </div>
+          <Button onClick={() => setContactOpen(true)}>Accéder au cours</Button>
+        </div>
+      )}
+
+      {!user || accessLevel === "none" ? (
         <ErrorPanel
           title={user ? "Accès réservé" : "Connexion requise"}
           description={user ? "Vous n'avez pas encore accès à ce cours." : "Connectez-vous pour voir le contenu de ce cours."}

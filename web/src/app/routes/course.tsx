@@ -11,6 +11,7 @@ import { useAuth } from "@/features/auth/hooks/auth-context";
 import { useCourse } from "@/features/courses/hooks/use-course";
 import { recordView } from "@/features/courses/api/courses";
 import { courseProgress } from "@/features/courses/lib/progress";
+import { grantedLessonsLabel } from "@/features/courses/lib/access";
 import { CourseCover, VisibilityBadge } from "@/features/courses/components/course-card";
 import { LessonCarousel } from "@/features/courses/components/lesson-carousel";
 import { LessonPlayer } from "@/features/lessons/components/lesson-player";
@@ -19,12 +20,13 @@ import { CommentsPanel } from "@/features/comments/components/comments-panel";
 import { ContactDialog } from "@/features/contact/components/contact-dialog";
 import { formatDateTimeFr } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
+import type { CourseContent } from "@/types/db";
 
 export default function CoursePage() {
   const { courseId } = useParams();
   const { user } = useAuth();
   const data = useCourse(courseId);
-  const { status, course, hasAccess, content, contentError, completed, viewed, markViewed } = data;
+  const { status, course, hasAccess, accessLevel, content, contentError, completed, viewed, markViewed } = data;
   const [selectedId, setSelectedId] = React.useState<string | null>(null);
   const [contactOpen, setContactOpen] = React.useState(false);
   useDocumentTitle(course?.title ?? (status === "not-found" ? "Cours non trouvé" : "Cours"));
@@ -122,11 +124,34 @@ export default function CoursePage() {
           </span>
           <div className="flex-1">
             <p className="font-semibold">Ce cours est payant</p>
+            {accessLevel === "lessons" && (
+              <p className="text-sm font-medium" data-testid="granted-lessons">
+                Vous avez {grantedLessonsLabel(content.length)} dans ce cours.
+              </p>
+            )}
             <p className="text-muted-foreground text-sm">Contactez le professeur pour obtenir l'accès à toutes les leçons.</p>
           </div>
           <Button onClick={() => setContactOpen(true)}>
             Accéder au cours <ArrowRightIcon aria-hidden />
           </Button>
+        </div>
+      )}
+
+      {user && accessLevel === "lessons" && (
+        <div className="mt-8 space-y-6">
+          <section className="bg-card space-y-4 rounded-xl border p-4 sm:p-6" aria-label="Leçons débloquées">
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <h2 className="font-semibold">Leçons débloquées</h2>
+              <Button asChild variant="outline" size="sm">
+                <Link to={`/cours-detail/${course.id}`}>
+                  <ListVideoIcon aria-hidden /> Voir mes leçons
+                </Link>
+              </Button>
+            </div>
+            <LessonCarousel lessons={content} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
+            <Legend />
+          </section>
+          <SelectedLesson lessons={content} selected={selected} />
         </div>
       )}
 
@@ -162,36 +187,40 @@ export default function CoursePage() {
             )}
           </section>
 
-          {selected ? (
-            <div className="grid gap-6 lg:grid-cols-[1fr_380px]">
-              <section className="space-y-4" aria-label="Leçon">
-                <LessonPlayer content={selected} />
-                <div className="flex flex-wrap items-start justify-between gap-3">
-                  <div>
-                    <p className="text-muted-foreground text-xs font-medium uppercase">
-                      Leçon {content.indexOf(selected) + 1} · {fileTypeLabel(selected.file_type)}
-                    </p>
-                    <h2 className="text-xl font-semibold">{selected.title}</h2>
-                    <p className="text-muted-foreground text-sm">Publié le {formatDateTimeFr(selected.created_at)}</p>
-                  </div>
-                  <Button asChild variant="outline" size="sm">
-                    <Link to={`/video/${selected.id}`}>
-                      <ExternalLinkIcon aria-hidden /> Ouvrir la leçon
-                    </Link>
-                  </Button>
-                </div>
-                {selected.description && <p className="leading-relaxed whitespace-pre-line">{selected.description}</p>}
-              </section>
-              <CommentsPanel contentId={selected.id} />
-            </div>
-          ) : (
-            content.length > 0 && <p className="text-muted-foreground text-center text-sm">Sélectionnez une leçon pour la regarder.</p>
-          )}
+          <SelectedLesson lessons={content} selected={selected} />
         </div>
       )}
 
       <ContactDialog open={contactOpen} onOpenChange={setContactOpen} courseTitle={course.title} email={user?.email} />
     </PageContainer>
+  );
+}
+
+/** The inline viewer of the selected lesson, with its comments. */
+function SelectedLesson({ lessons, selected }: { lessons: CourseContent[]; selected: CourseContent | null }) {
+  if (!selected) return lessons.length > 0 ? <p className="text-muted-foreground text-center text-sm">Sélectionnez une leçon pour la regarder.</p> : null;
+  return (
+    <div className="grid gap-6 lg:grid-cols-[1fr_380px]">
+      <section className="space-y-4" aria-label="Leçon">
+        <LessonPlayer content={selected} />
+        <div className="flex flex-wrap items-start justify-between gap-3">
+          <div>
+            <p className="text-muted-foreground text-xs font-medium uppercase">
+              Leçon {lessons.indexOf(selected) + 1} · {fileTypeLabel(selected.file_type)}
+            </p>
+            <h2 className="text-xl font-semibold">{selected.title}</h2>
+            <p className="text-muted-foreground text-sm">Publié le {formatDateTimeFr(selected.created_at)}</p>
+          </div>
+          <Button asChild variant="outline" size="sm">
+            <Link to={`/video/${selected.id}`}>
+              <ExternalLinkIcon aria-hidden /> Ouvrir la leçon
+            </Link>
+          </Button>
+        </div>
+        {selected.description && <p className="leading-relaxed whitespace-pre-line">{selected.description}</p>}
+      </section>
+      <CommentsPanel contentId={selected.id} />
+    </div>
   );
 }
 

@@ -8,6 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth/hooks/auth-context";
 import { completedContentIds, getContentWithCourse, hasCourseAccess, listCourseContent, recordView, viewedContentIds } from "@/features/courses/api/courses";
+import { mayOpenLesson } from "@/features/courses/lib/access";
 import { LessonPlayer, useContentDownload } from "@/features/lessons/components/lesson-player";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
 import { CommentsPanel } from "@/features/comments/components/comments-panel";
@@ -47,11 +48,17 @@ export default function VideoPage() {
         const item = await getContentWithCourse(contentId);
         if (!item || !item.courses) return fail("Content not found");
         const course = item.courses;
-        // Admins and public courses are allowed; otherwise the course-access check must pass.
-        const allowed = isAdmin || course.visibility === "public" || (await hasCourseAccess(userId, course));
-        if (!allowed) return fail("You do not have access to this content");
-        const [lessons, completed, viewed] = await Promise.all([
-          listCourseContent(userId, course).catch(() => [item as CourseContent]),
+        // Admins and public courses are allowed; otherwise the course-access check must pass,
+        // or the server must list this lesson among the user's visible ones (granted one by one).
+        const isPublicCourse = course.visibility === "public";
+        const [courseAccess, visible] = await Promise.all([
+          isAdmin || isPublicCourse || hasCourseAccess(userId, course),
+          listCourseContent(userId, course).catch(() => null),
+        ]);
+        const visibleIds = new Set((visible ?? []).map((l) => l.id));
+        if (!mayOpenLesson(item.id, { isAdmin, isPublicCourse, hasCourseAccess: courseAccess, visibleIds })) return fail("You do not have access to this content");
+        const lessons = visible ?? [item as CourseContent];
+        const [completed, viewed] = await Promise.all([
           completedContentIds(userId, course.id).catch(() => new Set<string>()),
           viewedContentIds(userId).catch(() => new Set<string>()),
         ]);

@@ -1,6 +1,7 @@
 import * as React from "react";
 import { useAuth } from "@/features/auth/hooks/auth-context";
 import { completedContentIds, getCourse, hasCourseAccess, listCourseContent, viewedContentIds } from "@/features/courses/api/courses";
+import { courseAccessLevel, type CourseAccessLevel } from "@/features/courses/lib/access";
 import type { Course, CourseContent } from "@/types/db";
 
 export type CourseStatus = "loading" | "loaded" | "error" | "not-found";
@@ -8,7 +9,11 @@ export type CourseStatus = "loading" | "loaded" | "error" | "not-found";
 export interface CourseData {
   status: CourseStatus;
   course: Course | null;
+  /** Course access (user_has_course_access, or admin). */
   hasAccess: boolean;
+  /** full, lessons (granted one by one, no course access) or none. */
+  accessLevel: CourseAccessLevel;
+  /** With full access every lesson; with "lessons" only the granted ones (as the server lists them). */
   content: CourseContent[];
   contentError: string | null;
   completed: Set<string>;
@@ -24,6 +29,7 @@ export function useCourse(courseId: string | undefined): CourseData {
   const [status, setStatus] = React.useState<CourseStatus>("loading");
   const [course, setCourse] = React.useState<Course | null>(null);
   const [hasAccess, setHasAccess] = React.useState(false);
+  const [accessLevel, setAccessLevel] = React.useState<CourseAccessLevel>("none");
   const [content, setContent] = React.useState<CourseContent[]>([]);
   const [contentError, setContentError] = React.useState<string | null>(null);
   const [completed, setCompleted] = React.useState<Set<string>>(new Set());
@@ -56,11 +62,16 @@ export function useCourse(courseId: string | undefined): CourseData {
         } catch (e) {
           itemsError = e instanceof Error ? e.message : "Failed to load content";
         }
+      } else if (userId) {
+        // Without course access the server still lists the lessons granted one by one.
+        items = await listCourseContent(userId, found).catch(() => []);
       }
-      const [done, seen] = userId && access ? await Promise.all([completedContentIds(userId, found.id).catch(() => new Set<string>()), viewedContentIds(userId).catch(() => new Set<string>())]) : [new Set<string>(), new Set<string>()];
+      const level = userId ? courseAccessLevel(access, items.length) : "none";
+      const [done, seen] = userId && level !== "none" ? await Promise.all([completedContentIds(userId, found.id).catch(() => new Set<string>()), viewedContentIds(userId).catch(() => new Set<string>())]) : [new Set<string>(), new Set<string>()];
       if (!alive) return;
       setCourse(found);
       setHasAccess(access);
+      setAccessLevel(level);
       setContent(items);
       setContentError(itemsError);
       setCompleted(done);
@@ -74,5 +85,5 @@ export function useCourse(courseId: string | undefined): CourseData {
 
   const reload = React.useCallback(() => setNonce((n) => n + 1), []);
   const markViewed = React.useCallback((id: string) => setViewed((s) => (s.has(id) ? s : new Set(s).add(id))), []);
-  return { status, course, hasAccess, content, contentError, completed, viewed, reload, markViewed };
+  return { status, course, hasAccess, accessLevel, content, contentError, completed, viewed, reload, markViewed };
 }
