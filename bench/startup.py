@@ -11,23 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests import harness  # noqa: E402
-
-
-def tree_rss_mb(pid: int) -> float:
-    root = psutil.Process(pid)
-    procs = [root, *root.children(recursive=True)]
-    total = 0
-    for proc in procs:
-        try:
-            total += proc.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
-    return total / 1024 / 1024
 
 
 def timed_start(data_dir: Path) -> tuple[float, float]:
@@ -35,7 +21,7 @@ def timed_start(data_dir: Path) -> tuple[float, float]:
     server = harness.start_server(None, data_dir=data_dir, extra_env={"SUPALITE_DB_PORT": "0"})
     elapsed = time.monotonic() - started
     time.sleep(0.5)
-    rss = tree_rss_mb(server.process.pid)
+    rss = harness.process_tree_rss(server.process.pid) / 1024 / 1024
     server.stop()
     return elapsed, rss
 

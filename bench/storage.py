@@ -65,17 +65,6 @@ def make_file(path: Path, size_mb: int) -> None:
             out.write(block)
 
 
-def server_rss(process: psutil.Process) -> int:
-    procs = [process, *process.children(recursive=True)]
-    total = 0
-    for proc in procs:
-        try:
-            total += proc.memory_info().rss
-        except psutil.NoSuchProcess:
-            pass
-    return total
-
-
 def upload(client: httpx.Client, headers: dict[str, str], name: str, path: Path) -> float:
     start = time.perf_counter()
     response = client.post(f"/storage/v1/object/bench/{name}", content=file_chunks(path),
@@ -184,14 +173,14 @@ def main() -> None:
             big = work / "big.bin"
             make_file(big, args.big_mb)
             process = psutil.Process(server.process.pid)
-            baseline = server_rss(process)
+            baseline = harness.process_tree_rss(process.pid)
             peak = baseline
             done = threading.Event()
 
             def sample_rss() -> None:
                 nonlocal peak
                 while not done.is_set():
-                    peak = max(peak, server_rss(process))
+                    peak = max(peak, harness.process_tree_rss(process.pid))
                     time.sleep(0.02)
 
             sampler = threading.Thread(target=sample_rss, daemon=True)

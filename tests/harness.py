@@ -169,3 +169,17 @@ def session_cluster() -> Iterator[str]:
         yield pg.start()
     finally:
         pg.stop()
+
+
+def process_tree_rss(pid: int) -> int:
+    """Resident bytes of a process and all its children (a server and its PostgreSQL)."""
+    import psutil
+
+    root = psutil.Process(pid)
+    total = 0
+    for proc in (root, *root.children(recursive=True)):
+        try:
+            total += proc.memory_info().rss
+        except psutil.NoSuchProcess:
+            pass
+    return total
