@@ -68,14 +68,17 @@ def test_admin_promotes_and_marks_paid(conn, world):
     assert rows == [{"role": "admin", "paid": True}]
 
 
-def test_contact_admin_email_is_visible_for_lookup(conn, world):
+def test_contact_admin_email_stays_private(conn, world):
+    """Learners reach the contact admin through get_contact_admin(), never by e-mail."""
     admin_email = owner(conn, "select email from profiles where id = %s", [world.admin])[0]["email"]
     # session-level here; in production `alter database ... set app.contact_admin_email`
     with conn.transaction():
         conn.execute("select set_config('app.contact_admin_email', %s, false)", [admin_email])
     try:
-        rows = query(conn, world.learner, "select id, email from profiles where email = %s", [admin_email])
-        assert rows == [{"id": world.admin, "email": admin_email}]
+        assert query(conn, world.learner, "select id, email from profiles where email = %s", [admin_email]) == []
+        rows = query(conn, world.learner, "select email from profiles where id = %s", [world.admin])
+        assert rows == [{"email": None}]
+        assert query(conn, world.learner, "select id from get_contact_admin()") == [{"id": world.admin}]
     finally:
         with conn.transaction():
             conn.execute("select set_config('app.contact_admin_email', '', false)")
