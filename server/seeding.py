@@ -130,7 +130,7 @@ async def upload_objects(settings: Settings, objects: list[PendingObject]) -> No
     from server.auth.jwt import service_role_key
 
     ctx = build_context(settings)
-    app = storage.build(ctx)
+    app = storage.build(ctx, reap=False)
     key = service_role_key(settings)
     await ctx.api_pool.open(wait=True, timeout=30)
     await ctx.admin_pool.open(wait=True, timeout=30)

@@ -125,12 +125,17 @@ async def route_not_found(request: Request, exc: Exception) -> Response:
                           "statusCode": 404}, status=404)
 
 
-def build(ctx: AppContext) -> Starlette:
+def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
+    """The /storage/v1 app. `reap=False` for one-off in-process use (the seed): the
+    serving processes' reapers take care of the queue."""
     backend = make_backend(ctx.settings)
     service = StorageService(ctx, backend)
-    reaper = Reaper(ctx, backend)
-    ctx.on_startup.extend([backend.start, reaper.start])
-    ctx.on_shutdown.extend([backend.close, reaper.stop])  # run in reverse: reaper first
+    ctx.on_startup.append(backend.start)
+    ctx.on_shutdown.append(backend.close)
+    if reap:
+        reaper = Reaper(ctx, backend)
+        ctx.on_startup.append(reaper.start)
+        ctx.on_shutdown.append(reaper.stop)  # shutdown hooks run in reverse: reaper first
 
     # -- buckets -----------------------------------------------------------------------
 
