@@ -16,6 +16,8 @@ from typing import Any, Callable
 import psycopg
 from psycopg.rows import dict_row
 
+from server.db.listener import cancel_all, listen_forever
+
 log = logging.getLogger("supalite.rest")
 
 QI = tuple[str, str]  # (schema, name)
@@ -377,29 +379,19 @@ class SchemaCacheHolder:
 
     async def stop(self) -> None:
         if self._listener:
-            self._listener.cancel()
-            try:
-                await self._listener
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_all([self._listener])
 
     async def _listen(self) -> None:
-        while True:
-            try:
-                async with await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True) as conn:
-                    await conn.execute("listen pgrst")
-                    await self.reload()  # changes made while we were not listening
-                    async for note in conn.notifies():
-                        if note.payload.strip() in ("", "reload schema"):
-                            await self._drain(conn)
-                            await self.reload()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the database restarted: reconnect and reload
-                log.warning("schema cache listener: %s", exc)
-                await asyncio.sleep(1)
+        async def notified(note: psycopg.Notify) -> None:
+            if note.payload.strip() in ("", "reload schema"):
+                await self._drain()
+                await self.reload()
 
-    async def _drain(self, conn: psycopg.AsyncConnection) -> None:
+        # Reloading on (re)connect catches changes made while nobody listened.
+        await listen_forever(self.conninfo, ("pgrst",), name="supalite schema cache",
+                             on_connect=self.reload, on_notify=notified)
+
+    async def _drain(self) -> None:
         """Coalesce a burst of notifications (a migration sends one per DDL statement)."""
         await asyncio.sleep(0.05)
 
