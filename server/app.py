@@ -3,6 +3,8 @@ and the web app, over the pools of one process."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
 
@@ -17,21 +19,33 @@ from server.auth.jwt import keys_from_settings
 from server.config import Settings, load_settings
 from server.context import AppContext
 from server.db.database import api_conninfo
+from server.db.health import DatabaseHealth, check_pools, is_unavailable
 from server.db.pool import make_pool
 
 
 def build_context(settings: Settings) -> AppContext:
     if not settings.database_url:
         raise RuntimeError("create_app needs settings.database_url (supalite serve resolves it)")
-    return AppContext(
+    watchdog = DatabaseHealth(settings.database_url)
+    ctx = AppContext(
         settings=settings,
         keys=keys_from_settings(settings),
-        api_pool=make_pool(api_conninfo(settings, settings.database_url), settings.db_pool_size, "api"),
-        admin_pool=make_pool(settings.database_url, max(2, settings.db_pool_size // 2), "admin"),
+        api_pool=make_pool(api_conninfo(settings, settings.database_url), settings.db_pool_size, "api", watchdog),
+        admin_pool=make_pool(settings.database_url, max(2, settings.db_pool_size // 2), "admin", watchdog),
+        health=watchdog,
     )
+
+    async def drop_stale_connections() -> None:
+        await check_pools([ctx.api_pool, ctx.admin_pool])
+
+    watchdog.on_recover.append(drop_stale_connections)
+    return ctx
 
 
 REST_PREFIX = "/rest/v1"
+SHUTDOWN_POOL_TIMEOUT = 2.0  # seconds a closing pool waits for its background work
+SHUTDOWN_HOOKS_TIMEOUT = 2.0  # then the database is taken as frozen and connections severed
+log = logging.getLogger("supalite")
 
 
 class SupaliteApp(Starlette):
@@ -55,28 +69,65 @@ class SupaliteApp(Starlette):
         await super().__call__(scope, receive, send)
 
 
+async def shut_down_services(ctx: AppContext) -> None:
+    """Run the services' shutdown hooks (last registered first), bounded in time.
+
+    A hook may still talk to the database (realtime removes its node's rows); when the
+    database is frozen that would wait forever, so after SHUTDOWN_HOOKS_TIMEOUT every
+    connection is severed and the hooks fail fast.
+    """
+    async def run_hooks() -> None:
+        for hook in reversed(ctx.on_shutdown):
+            try:
+                await hook()
+            except Exception:  # noqa: BLE001 - one failed hook must not skip the others
+                log.warning("shutdown hook %s failed", getattr(hook, "__qualname__", hook), exc_info=True)
+
+    task = asyncio.create_task(run_hooks())
+    done, _ = await asyncio.wait({task}, timeout=SHUTDOWN_HOOKS_TIMEOUT)
+    if not done:
+        log.warning("shutdown: the database does not answer; closing its connections")
+        ctx.health.sever_all()
+        done, _ = await asyncio.wait({task}, timeout=SHUTDOWN_POOL_TIMEOUT)
+        if not done:
+            task.cancel()
+
+
 def create_app(settings: Settings) -> Starlette:
     ctx = build_context(settings)
     rest_app = rest.build(ctx)
 
     async def health(request: Request) -> JSONResponse:
-        async with ctx.api_pool.connection() as conn:
-            await conn.execute("select 1")
-        return JSONResponse({"status": "ok"})
+        """200 when every service can reach the database; 503 naming what is down otherwise."""
+        database = ctx.health.status()
+        if ctx.health.up:
+            try:
+                async with ctx.admin_pool.connection() as conn:
+                    await conn.execute("select 1")
+            except Exception as exc:  # noqa: BLE001 - health answers, whatever happened
+                if not is_unavailable(exc):
+                    raise
+                database = {"status": "down", "since_seconds": 0.0}
+        up = database["status"] == "up"
+        part = "up" if up else "down (database unavailable)"
+        body = {"status": "ok" if up else "unavailable", "database": database,
+                "services": {"auth": part, "rest": part, "storage": part, "realtime": part}}
+        return JSONResponse(body, status_code=200 if up else 503)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await ctx.api_pool.open(wait=True, timeout=30)
         await ctx.admin_pool.open(wait=True, timeout=30)
+        await ctx.health.start()
         try:
             for hook in ctx.on_startup:
                 await hook()
             yield
         finally:
-            for hook in reversed(ctx.on_shutdown):
-                await hook()
-            await ctx.admin_pool.close()
-            await ctx.api_pool.close()
+            await shut_down_services(ctx)
+            await ctx.health.stop()
+            await ctx.admin_pool.close(timeout=SHUTDOWN_POOL_TIMEOUT)
+            await ctx.api_pool.close(timeout=SHUTDOWN_POOL_TIMEOUT)
 
     routes = [
         Route("/health", health),

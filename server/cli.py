@@ -45,6 +45,9 @@ def check_port_free(host: str, port: int) -> None:
             raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
+GRACEFUL_SHUTDOWN_SECONDS = 3
+
+
 def _export_for_workers(settings: Settings, owner_url: str) -> None:
     """Worker processes rebuild Settings from the environment: hand them the resolved values."""
     os.environ["DATABASE_URL"] = owner_url
@@ -84,6 +87,10 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
             log_level=settings.log_level,
             access_log=False,
             lifespan="on",
+            http="server.http_protocol:BoundedHttpToolsProtocol",
+            # In-flight requests get this long at SIGTERM; then the lifespan's shutdown (pools,
+            # listeners) runs with its own bounds, so the whole stop stays within 10 s.
+            timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         )
     return 0
 

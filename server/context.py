@@ -10,6 +10,7 @@ if TYPE_CHECKING:  # services import this module; importing them back would be a
 
     from server.auth.jwt import JwtKeys
     from server.config import Settings
+    from server.db.health import DatabaseHealth
 
 Hook = Callable[[], Awaitable[None]]
 
@@ -20,5 +21,6 @@ class AppContext:
     keys: JwtKeys
     api_pool: AsyncConnectionPool
     admin_pool: AsyncConnectionPool
+    health: DatabaseHealth
     on_startup: list[Hook] = field(default_factory=list)
     on_shutdown: list[Hook] = field(default_factory=list)

@@ -11,6 +11,7 @@ from psycopg import AsyncConnection
 from server.auth.errors import internal
 from server.auth.tokens import CommitThen
 from server.context import AppContext
+from server.db.health import is_unavailable
 
 T = TypeVar("T")
 log = logging.getLogger("supalite.auth")
@@ -31,5 +32,7 @@ async def in_transaction(ctx: AppContext, work: Callable[[AsyncConnection], Awai
                 raise deferred
             return result
     except psycopg.Error as exc:
+        if is_unavailable(exc):
+            raise  # answered 503 by the endpoint wrapper
         log.warning("auth: %s: %s", db_error, exc)
         raise internal(db_error) from None

@@ -16,6 +16,7 @@ from server.auth.http import json_response
 from server.auth.ratelimit import RateLimiter
 from server.auth.service import AuthService
 from server.context import AppContext
+from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
 
 VERSION = "v2.170.0-supalite"
 log = logging.getLogger("supalite.auth")
@@ -42,7 +43,9 @@ def build(ctx: AppContext) -> Starlette:
                 return await handler(svc, request)
             except AuthError as err:
                 return error_response(request, err)
-            except Exception:  # never a traceback to the client: GoTrue's unexpected_failure
+            except Exception as exc:  # never a traceback to the client: GoTrue's unexpected_failure
+                if is_unavailable(exc):  # 503: auth-js retries it (AuthRetryableFetchError)
+                    return error_response(request, AuthError(503, "unexpected_failure", DATABASE_UNAVAILABLE))
                 log.exception("auth: unhandled error on %s %s", request.method, request.url.path)
                 return error_response(request, AuthError(
                     500, "unexpected_failure", "Unexpected failure, please check server logs for more information"))

@@ -2,7 +2,8 @@
 
 Exactly as PostgREST and storage-api do: `set_config(..., true)` (transaction-local) of
 `role`, `request.jwt.claims`, `request.method`, `request.path` and `request.headers`, so
-`auth.uid()`, `auth.role()` and `auth.jwt()` work inside policies and functions.
+`auth.uid()`, `auth.role()` and `auth.jwt()` work inside policies and functions; and the
+role's own `statement_timeout` (server/db/role_settings.py).
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import orjson
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
+from server.db import role_settings
+
 SET_CONTEXT_SQL = (
     "select set_config('role', %s, true), set_config('request.jwt.claims', %s, true),"
     " set_config('request.method', %s, true), set_config('request.path', %s, true),"
-    " set_config('request.headers', %s, true)"
+    " set_config('request.headers', %s, true), set_config('statement_timeout', %s, true)"
 )
 
 
@@ -32,7 +35,7 @@ class RequestContext:
     path: str = "/"
     headers: Mapping[str, str] = field(default_factory=dict)
 
-    def params(self) -> list[str]:
+    def params(self) -> list[str | None]:
         claims = dict(self.claims)
         claims.setdefault("role", self.role)
         return [
@@ -41,6 +44,7 @@ class RequestContext:
             self.method,
             self.path,
             orjson.dumps(dict(self.headers)).decode(),
+            role_settings.statement_timeout(self.role),
         ]
 
 

@@ -10,7 +10,12 @@ from typing import Awaitable, Callable, Iterable
 import psycopg
 from psycopg import sql
 
+from server.db import health
+
 log = logging.getLogger("supalite.listener")
+
+# Capped low: a listener is back within about a second of the database.
+MAX_BACKOFF = 1.0
 
 OnConnect = Callable[[], Awaitable[None] | None]
 OnNotify = Callable[[psycopg.Notify], Awaitable[None] | None]
@@ -32,7 +37,9 @@ async def listen_forever(conninfo: str, channels: Iterable[str], *, name: str,
     backoff = 0.1
     while True:
         try:
-            conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True, application_name=name)
+            conn = await psycopg.AsyncConnection.connect(conninfo, autocommit=True, application_name=name,
+                                                         connect_timeout=health.CONNECT_TIMEOUT)
+            health.track(conn)  # a frozen database gets it severed, so this loop reconnects
             async with conn:
                 for channel in channels:
                     await conn.execute(sql.SQL("listen {}").format(sql.Identifier(channel)))
@@ -45,7 +52,7 @@ async def listen_forever(conninfo: str, channels: Iterable[str], *, name: str,
         except Exception as exc:  # noqa: BLE001 - a listener must survive anything
             log.warning("%s: connection lost (%s); reconnecting", name, exc)
             await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 5.0)
+            backoff = min(backoff * 2, MAX_BACKOFF)
 
 
 async def cancel_all(tasks: Iterable[asyncio.Task[None]]) -> None:

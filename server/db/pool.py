@@ -3,19 +3,49 @@ as the owner, for the platform's own bookkeeping (auth tables, storage metadata.
 
 from __future__ import annotations
 
+from typing import Any
+
+from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
+from server.db import health
+from server.db.health import DatabaseHealth
 
-def make_pool(conninfo: str, size: int, name: str) -> AsyncConnectionPool:
+# How long a request waits for a free connection before its service answers an error
+# (PostgREST's db-pool-acquisition-timeout default).
+ACQUIRE_TIMEOUT = 10.0
+
+
+class GuardedPool(AsyncConnectionPool):
+    """A psycopg pool that fails fast while the watchdog says the database is down."""
+
+    def __init__(self, *args: Any, watchdog: DatabaseHealth | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.watchdog = watchdog
+
+    async def getconn(self, timeout: float | None = None) -> AsyncConnection[Any]:
+        if self.watchdog is not None:
+            self.watchdog.check()
+        return await super().getconn(timeout)
+
+
+async def _track(conn: AsyncConnection[Any]) -> None:
+    health.track(conn)
+
+
+def make_pool(conninfo: str, size: int, name: str, watchdog: DatabaseHealth | None = None) -> GuardedPool:
     # No `reset` callback: with one, psycopg_pool hands every returned connection to a
     # background task before the next borrower may have it, a cost paid by every request.
     # Services keep session characteristics at their defaults (REST reads are read-only
     # per transaction, with BEGIN ... READ ONLY), so there is nothing to reset.
-    return AsyncConnectionPool(
+    return GuardedPool(
         conninfo,
         min_size=min(2, size),
         max_size=size,
         name=name,
         open=False,
-        kwargs={"autocommit": False, "prepare_threshold": 3},
+        timeout=ACQUIRE_TIMEOUT,
+        configure=_track,
+        kwargs={"autocommit": False, "prepare_threshold": 3, "connect_timeout": health.CONNECT_TIMEOUT},
+        watchdog=watchdog,
     )

@@ -66,7 +66,7 @@ def run_cell(conn: psycopg.Connection, matrix: Matrix, check: Check, persona: Pe
     params = _params(matrix, check.sql)
     try:
         with conn.transaction():  # a savepoint: the cell's effects and role are undone
-            conn.execute(SET_CONTEXT_SQL, [persona.role, _claims(persona, matrix), "POST", "/policies/check", "{}"])
+            conn.execute(SET_CONTEXT_SQL, [persona.role, _claims(persona, matrix), "POST", "/policies/check", "{}", None])
             with conn.cursor() as cur:
                 cur.execute(check.sql.encode() if params is None else check.sql, params)
                 actual = _outcome(check, expected, cur)

@@ -119,6 +119,12 @@ def jwt_error(message: str) -> ApiError:
     return ApiError(401, code, message, headers={"WWW-Authenticate": f'Bearer error="invalid_token", error_description="{message}"'})
 
 
+def connection_error() -> ApiError:
+    """The database is down, frozen or restarting. PostgREST puts libpq's message in
+    `details`; it names internal hosts and ports, so it is left out here."""
+    return ApiError(503, "PGRST000", "Database connection error. Retrying the connection.")
+
+
 # -- PostgreSQL errors --------------------------------------------------------------------
 
 def sqlstate_status(sqlstate: str, message: str, authed: bool) -> int:
@@ -153,7 +159,7 @@ def from_pg_error(exc: pg_errors.Error, authed: bool) -> ApiError:
     sqlstate = diag.sqlstate or ""
     message = diag.message_primary or str(exc)
     if not sqlstate:
-        return ApiError(503, "PGRST001", "Database client error. Retrying the connection.", str(exc))
+        return ApiError(503, "PGRST001", "Database client error. Retrying the connection.")
     if sqlstate == "PGRST":
         return _raise_pgrst(message, diag.message_detail)
     status = sqlstate_status(sqlstate, message, authed)

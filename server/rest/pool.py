@@ -24,6 +24,9 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg_pool import PoolTimeout
 
+from server.db import health
+from server.db.health import DatabaseHealth
+
 log = logging.getLogger("supalite.rest")
 
 
@@ -86,8 +89,10 @@ class Watched:
 
 
 class RestPool:
-    def __init__(self, conninfo: str, max_size: int, timeout: float = 30.0) -> None:
+    def __init__(self, conninfo: str, max_size: int, timeout: float = 30.0,
+                 watchdog: DatabaseHealth | None = None) -> None:
         self.conninfo = conninfo
+        self.watchdog = watchdog
         self.max_size = max(1, max_size)
         self.timeout = timeout
         self._idle: list[Watched] = []
@@ -115,10 +120,13 @@ class RestPool:
 
     async def _connect(self) -> Watched:
         # autocommit: every flight brings its own BEGIN/COMMIT (or runs as one implicit transaction)
-        conn = await AsyncConnection.connect(self.conninfo, autocommit=True)
+        conn = await AsyncConnection.connect(self.conninfo, autocommit=True, connect_timeout=health.CONNECT_TIMEOUT)
+        health.track(conn)
         return Watched(conn, asyncio.get_running_loop())
 
     async def acquire(self) -> Watched:
+        if self.watchdog is not None:
+            self.watchdog.check()  # fail fast while the database is down
         while self._idle:
             item = self._idle.pop()
             if item.usable:

@@ -18,6 +18,8 @@ from psycopg_pool import PoolTimeout
 
 from server.auth.jwt import JwtError, bearer_token
 from server.db.context import RequestContext
+from server.db.health import DatabaseUnavailable, is_unavailable
+from server.db.pool import ACQUIRE_TIMEOUT
 from server.rest import errors, flight, openapi, plan
 from server.rest.pool import RestPool
 from server.rest.caches import (ANONYMOUS, NO_BODY, CachedCall, CachedRead, CallCache, PlanCache, TokenCache,
@@ -36,7 +38,8 @@ log = logging.getLogger("supalite.rest")
 CONTEXT_SQL = (
     "select set_config('role', %s, true), set_config('request.jwt.claims', %s, true),"
     " set_config('request.method', %s, true), set_config('request.path', %s, true),"
-    " set_config('request.headers', %s, true), set_config('search_path', %s, true)"
+    " set_config('request.headers', %s, true), set_config('statement_timeout', %s, true),"
+    " set_config('search_path', %s, true)"
 )
 
 Row = tuple[Any, ...]
@@ -70,7 +73,7 @@ class RestService:
             s: ", ".join(_quote_ident(x) for x in dict.fromkeys((s, *ctx.settings.db_extra_search_path)))
             for s in self.schemas
         }
-        self.pool = RestPool(ctx.api_pool.conninfo, ctx.settings.db_pool_size)
+        self.pool = RestPool(ctx.api_pool.conninfo, ctx.settings.db_pool_size, ACQUIRE_TIMEOUT, ctx.health)
         self.tokens = TokenCache(self._verify)
         self.reads = PlanCache()
         self.calls = CallCache()
@@ -121,10 +124,13 @@ class RestService:
                 answer = await self.handle(method, path, query, headers, body)
             except errors.ApiError as err:
                 answer = Answer(err.status, err.body(), {"content-type": "application/json; charset=utf-8", **err.headers})
-            except Exception:  # never a traceback to the client
-                log.exception("rest: unexpected error on %s %s", method, scope["path"])
-                err = errors.ApiError(500, "PGRSTX00", "Internal server error")
-                answer = Answer(500, err.body(), {"content-type": "application/json; charset=utf-8"})
+            except Exception as exc:  # never a traceback to the client
+                if is_unavailable(exc):
+                    err = errors.connection_error()
+                else:
+                    log.exception("rest: unexpected error on %s %s", method, scope["path"])
+                    err = errors.ApiError(500, "PGRSTX00", "Internal server error")
+                answer = Answer(err.status, err.body(), {"content-type": "application/json; charset=utf-8"})
             if method == "HEAD":
                 answer.body = b""
         out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **answer.headers}.items()]
@@ -621,9 +627,11 @@ class RestService:
             finally:
                 await pool.release(lease)
         except psycopg.errors.Error as exc:
-            if isinstance(exc, psycopg.OperationalError) and not exc.sqlstate:
-                raise errors.ApiError(503, "PGRST000", "Database connection error. Retrying the connection.", str(exc)) from None
+            if is_unavailable(exc):
+                raise errors.connection_error() from None
             raise errors.from_pg_error(exc, authed=ctx.role != "anon") from None
+        except DatabaseUnavailable:
+            raise errors.connection_error() from None
         except PoolTimeout:
             raise errors.ApiError(504, "PGRST003", "Timed out acquiring connection from connection pool.") from None
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import psycopg
 from psycopg.rows import dict_row
 
+from server.db import health, role_settings
 from server.db.listener import cancel_all, listen_forever
 
 log = logging.getLogger("supalite.rest")
@@ -367,8 +368,10 @@ class SchemaCacheHolder:
 
     async def reload(self) -> SchemaCache:
         async with self._reloading:
-            async with await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True) as conn:
+            async with await psycopg.AsyncConnection.connect(
+                    self.conninfo, autocommit=True, connect_timeout=health.CONNECT_TIMEOUT) as conn:
                 self.cache = await load(conn, self.schemas)
+                await role_settings.load(conn)  # `notify pgrst` also picks up ALTER ROLE ... SET
         for cb in self.on_reload:
             cb(self.cache)
         return self.cache
@@ -383,7 +386,7 @@ class SchemaCacheHolder:
 
     async def _listen(self) -> None:
         async def notified(note: psycopg.Notify) -> None:
-            if note.payload.strip() in ("", "reload schema"):
+            if note.payload.strip() in ("", "reload schema", "reload config"):
                 await self._drain()
                 await self.reload()
 

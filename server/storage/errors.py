@@ -11,6 +11,8 @@ import psycopg
 from psycopg import errors as pg_errors
 from starlette.responses import JSONResponse
 
+from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
+
 
 class StorageError(Exception):
     def __init__(self, code: str, status: int, message: str, http_status: int | None = None) -> None:
@@ -99,8 +101,14 @@ def internal(message: str = "Internal server error") -> StorageError:
     return StorageError("InternalError", 500, message)
 
 
+def database_unavailable() -> StorageError:
+    return StorageError("DatabaseError", 503, DATABASE_UNAVAILABLE, http_status=503)
+
+
 def from_database(exc: psycopg.Error) -> StorageError:
     """SQLSTATE -> storage error, as storage-api's DBError.fromDBError maps them."""
+    if is_unavailable(exc):
+        return database_unavailable()
     if isinstance(exc, pg_errors.InsufficientPrivilege):
         text = exc.diag.message_primary or ""
         return access_denied("new row violates row-level security policy" if "row-level security" in text else text)

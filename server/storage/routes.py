@@ -18,6 +18,7 @@ from server.auth.jwt import JwtError, request_claims
 from server.context import AppContext
 from server.db.bucket_declarations import parse_size
 from server.db.context import RequestContext
+from server.db.health import is_unavailable
 from server.storage import errors, media, signing, transforms
 from server.storage.backends import make_backend
 from server.storage.reaper import Reaper
@@ -106,7 +107,9 @@ def guarded(handler: Handler) -> Handler:
             return await handler(request)
         except errors.StorageError as exc:
             return exc.response()
-        except Exception:
+        except Exception as exc:
+            if is_unavailable(exc):
+                return errors.database_unavailable().response()
             log.exception("storage request failed: %s %s", request.method, request.url.path)
             return errors.internal().response()
 

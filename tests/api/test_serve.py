@@ -16,7 +16,9 @@ from tests import harness
 
 
 def test_health_endpoints(live_server: harness.LiveServer) -> None:
-    assert httpx.get(f"{live_server.url}/health").json() == {"status": "ok"}
+    health = httpx.get(f"{live_server.url}/health").json()
+    assert health["status"] == "ok" and health["database"]["status"] == "up"
+    assert set(health["services"].values()) == {"up"}
     auth = httpx.get(f"{live_server.url}/auth/v1/health").json()
     assert auth["name"] == "GoTrue"
     assert httpx.get(f"{live_server.url}/storage/v1/status").status_code == 200

@@ -58,7 +58,7 @@ def test_platform_schema_and_context_on_postgres_15(pg15_url: str) -> None:
 def test_server_runs_on_postgres_15(pg15_url: str) -> None:
     server = harness.start_server(pg15_url)
     try:
-        assert httpx.get(f"{server.url}/health").json() == {"status": "ok"}
+        assert httpx.get(f"{server.url}/health").json()["status"] == "ok"
         assert httpx.get(f"{server.url}/auth/v1/health").status_code == 200
     finally:
         server.stop()
