@@ -61,7 +61,7 @@ def pgbench_script(key: str, claims: dict, host: str, pipeline: bool) -> str:
 
     context = ("select set_config('role', 'anon', true), set_config('request.jwt.claims', {claims}, true),"
                " set_config('request.method', 'GET', true), set_config('request.path', '/fx_books', true),"
-               " set_config('request.headers', {headers}, true),"
+               " set_config('request.headers', {headers}, true), set_config('statement_timeout', '3s', true),"
                " set_config('search_path', '\"public\", \"extensions\"', true);").format(
         claims=lit(json.dumps(claims, separators=(",", ":"))),
         headers=lit(json.dumps(request_headers(host, key), separators=(",", ":"))))
