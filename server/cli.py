@@ -46,6 +46,9 @@ def check_port_free(host: str, port: int) -> None:
 
 
 GRACEFUL_SHUTDOWN_SECONDS = 3
+# A larger websocket message closes the socket (1009). Realtime messages are small JSON;
+# Supabase caps broadcast payloads at 256 KB on its free plan.
+WS_MAX_MESSAGE_BYTES = 1024 * 1024
 
 
 def _export_for_workers(settings: Settings, owner_url: str) -> None:
@@ -88,6 +91,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
             access_log=False,
             lifespan="on",
             http="server.http_protocol:BoundedHttpToolsProtocol",
+            ws_max_size=WS_MAX_MESSAGE_BYTES,
             # In-flight requests get this long at SIGTERM; then the lifespan's shutdown (pools,
             # listeners) runs with its own bounds, so the whole stop stays within 10 s.
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,

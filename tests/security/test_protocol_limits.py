@@ -1,11 +1,16 @@
-"""Request heads (request line + headers) are bounded: 64 KiB, then 431 and the connection
-closed, without the server holding the rest in memory."""
+"""Protocol-level bounds: request heads (request line + headers) at 64 KiB, then 431 and the
+connection closed without the server holding the rest in memory; websocket messages at
+1 MiB, then the socket is closed with 1009 (message too big)."""
 
 from __future__ import annotations
 
 import socket
 
 import httpx
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from server.cli import WS_MAX_MESSAGE_BYTES
 
 from server.http_protocol import MAX_HEAD_BYTES
 from tests import harness
@@ -58,3 +63,16 @@ def test_a_large_but_legitimate_head_is_served(live_server: harness.LiveServer) 
     with httpx.Client() as client:
         for _ in range(3):
             assert client.get(f"{live_server.url}/health", headers={"x-pad": "p" * 30_000}).status_code == 200
+
+
+def test_a_websocket_message_over_1_mib_closes_the_socket(live_server: harness.LiveServer) -> None:
+    url = live_server.url.replace("http://", "ws://") + f"/realtime/v1/websocket?apikey={live_server.anon_key}&vsn=1.0.0"
+    with connect(url, max_size=None) as ws:
+        ws.send('{"topic":"phoenix","event":"heartbeat","payload":{},"ref":"1"}')
+        assert '"ok"' in ws.recv(timeout=10)
+        ws.send('{"topic":"realtime:x","event":"broadcast","payload":{"pad":"' + "x" * WS_MAX_MESSAGE_BYTES + '"},"ref":"2"}')
+        try:
+            ws.recv(timeout=10)
+            raise AssertionError("the socket stayed open")
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None and closed.rcvd.code == 1009
