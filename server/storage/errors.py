@@ -89,6 +89,15 @@ def entity_too_large() -> StorageError:
     return StorageError("EntityTooLarge", 413, "The object exceeded the maximum allowed size")
 
 
+def body_too_large() -> StorageError:
+    """A JSON body over the bound: 413 as Fastify's body limit answers it."""
+    return StorageError("EntityTooLarge", 413, "Request body is too large", http_status=413)
+
+
+def too_many_items(limit: int) -> StorageError:
+    return StorageError("InvalidRequest", 400, f"Bulk object requests are limited to {limit} objects per request.")
+
+
 def invalid_mime_type(mime: str) -> StorageError:
     return StorageError("InvalidMimeType", 415, f"mime type {mime} is not supported")
 
@@ -118,6 +127,8 @@ def from_database(exc: psycopg.Error) -> StorageError:
         return StorageError("InvalidRequest", 404, "The related resource does not exist")
     if isinstance(exc, pg_errors.InvalidTextRepresentation):
         return invalid_parameter("value", exc.diag.message_primary or None)
+    if isinstance(exc, pg_errors.DataError):  # a value out of range or of the wrong type
+        return invalid_request(exc.diag.message_primary or "invalid input")
     if isinstance(exc, pg_errors.QueryCanceled):
         return StorageError("DatabaseTimeout", 544, "The connection to the database timed out", http_status=544)
     return StorageError("DatabaseError", 500, f"database error, code: {exc.sqlstate}")

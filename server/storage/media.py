@@ -1,6 +1,12 @@
 """HTTP for stored bytes: ETag / Last-Modified / Cache-Control from the object's row,
 `If-None-Match` and `If-Modified-Since` -> 304, single `Range` -> 206 (416 when it cannot
-be satisfied), `download` -> attachment, HEAD without a body."""
+be satisfied), `download` -> attachment, HEAD without a body.
+
+Stored bytes are someone's upload served from the API's origin: every answer carries
+`nosniff`, and a type a browser would run (html is already sent as text/plain; svg, xml,
+javascript, unknown types) goes out as an attachment in a CSP sandbox, so opening its
+URL never runs it. Downloads through fetch (supabase-js) and images in `<img>` are not
+affected by either header."""
 
 from __future__ import annotations
 
@@ -12,10 +18,12 @@ from urllib.parse import quote
 
 from starlette.responses import Response, StreamingResponse
 
-from server.storage import errors
+from server.storage import content_types, errors
 from server.storage.backends import Backend, BackendMissing
 
 _RANGE_RE = re.compile(r"bytes=(\d*)-(\d*)")
+_MAX_DIGITS = 18  # any position with more digits is past the end of any object
+SANDBOX = "sandbox; default-src 'none'"
 
 
 def http_date(moment: datetime) -> str:
@@ -29,17 +37,23 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None | str:
     match = _RANGE_RE.fullmatch(header.strip())
     if not match or (not match.group(1) and not match.group(2)):
         return None  # multi-range or malformed: a full 200 is a valid answer
-    first, last = match.group(1), match.group(2)
-    if not first:
-        length = int(last)
-        if length == 0 or size == 0:
+    first, last = _position(match.group(1)), _position(match.group(2))
+    if first is None:
+        if last == 0 or size == 0:
             return "unsatisfiable"
-        return max(0, size - length), size - 1
-    start = int(first)
-    end = min(int(last), size - 1) if last else size - 1
-    if start >= size or (last and int(last) < start):
+        return max(0, size - (last or 0)), size - 1
+    end = size - 1 if last is None else min(last, size - 1)
+    if first >= size or (last is not None and last < first):
         return "unsatisfiable"
-    return start, end
+    return first, end
+
+
+def _position(digits: str) -> int | None:
+    """A byte position of a Range header; absurdly long ones are capped (never parsed whole)."""
+    if not digits:
+        return None
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else 10**_MAX_DIGITS
 
 
 def _not_modified(headers: Mapping[str, str], etag: str, modified: datetime) -> bool:
@@ -65,10 +79,23 @@ def content_disposition(download: str | None) -> dict[str, str]:
     return {"Content-Disposition": f"attachment; filename={name}; filename*=UTF-8''{name};"}
 
 
-def content_type(mime: str | None) -> str:
-    mime = mime or "application/octet-stream"
-    # Never let stored HTML render as a page of this origin (storage-api does the same).
-    return "text/plain" if "text/html" in mime else mime
+def content_headers(mime: str | None, download: str | None) -> dict[str, str]:
+    """Content-Type, nosniff and, for a type a browser would run, attachment + sandbox."""
+    served, inline = content_types.served(mime)
+    headers = {"Content-Type": served, "X-Content-Type-Options": "nosniff"}
+    if not inline:
+        headers["Content-Security-Policy"] = SANDBOX
+        headers["Content-Disposition"] = "attachment"
+    headers.update(content_disposition(download))
+    return headers
+
+
+def expires_header(timestamp: int) -> str:
+    """An HTTP date for a token's expiry, capped at the last one HTTP dates can express."""
+    try:
+        return http_date(datetime.fromtimestamp(timestamp, tz=timezone.utc))
+    except (OverflowError, OSError, ValueError):
+        return "Fri, 31 Dec 9999 23:59:59 GMT"
 
 
 async def _primed(stream: AsyncIterator[bytes | memoryview]) -> AsyncIterator[bytes | memoryview]:
@@ -106,8 +133,7 @@ async def object_response(backend: Backend, key: str, row: Mapping[str, Any], re
         headers["Expires"] = expires
     if _not_modified(request_headers, etag, modified):
         return Response(status_code=304, headers=headers)
-    headers["Content-Type"] = content_type(metadata.get("mimetype"))
-    headers.update(content_disposition(download))
+    headers.update(content_headers(metadata.get("mimetype"), download))
     wanted = parse_range(request_headers.get("range"), size)
     if_range = request_headers.get("if-range")
     if if_range and if_range != etag:

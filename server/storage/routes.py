@@ -4,14 +4,12 @@
 from __future__ import annotations
 
 import logging
-from email.utils import format_datetime
-from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable
 
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from server.auth.jwt import JwtError, request_claims
@@ -19,11 +17,12 @@ from server.context import AppContext
 from server.db.bucket_declarations import parse_size
 from server.db.context import RequestContext
 from server.db.health import is_unavailable
-from server.storage import errors, media, signing, transforms
+from server.storage import content_types, errors, inputs, media, signing, transforms
 from server.storage.backends import make_backend
+from server.storage.paths import validate_bucket_name
 from server.storage.reaper import Reaper
 from server.storage.service import SUPERUSER, StorageService
-from server.storage.uploads import read_upload
+from server.storage.uploads import declared_file_size, read_upload
 
 log = logging.getLogger("supalite.storage")
 Handler = Callable[[Request], Awaitable[Response]]
@@ -38,20 +37,8 @@ def message(text: str) -> Response:
     return json_response({"message": text})
 
 
-async def json_body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if not raw:
-        return {}
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        raise errors.invalid_request("Body is not valid JSON") from None
-    if not isinstance(body, dict):
-        raise errors.invalid_request("body must be object")
-    return body
-
-
 def caller_of(request: Request, ctx: AppContext) -> RequestContext:
+    """The caller, from the request's JWT: every handler asks first, before reading a body."""
     try:
         claims = request_claims(ctx.keys, request.headers)
     except JwtError as exc:
@@ -61,33 +48,21 @@ def caller_of(request: Request, ctx: AppContext) -> RequestContext:
                           headers=dict(request.headers))
 
 
-def str_field(body: dict[str, Any], name: str, required: bool = True) -> str | None:
-    value = body.get(name)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or not value:
-        raise errors.StorageError("InvalidRequest", 400, f"body must have required property '{name}'")
-    return value
-
-
-def int_field(body: dict[str, Any], name: str, default: int, minimum: int = 0) -> int:
-    value = body.get(name, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) < minimum:
-        raise errors.invalid_parameter(name, f"body/{name} must be an integer >= {minimum}")
-    return int(value)
-
-
-def size_limit(value: Any) -> int | None:
+def size_limit(value: Any, global_limit: int) -> int | None:
+    """A bucket's file_size_limit (bytes or "20MB"), at most the global limit as in storage-api."""
     if value in (None, "", 0):
         return None
+    invalid = errors.StorageError("InvalidRequest", 400, "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (isinstance(value, str) and len(value) > 32):
+        raise invalid
     try:
         size = parse_size(value if isinstance(value, str) else int(value))
-    except (ValueError, TypeError):
-        raise errors.StorageError("InvalidRequest", 400, "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B") from None
-    if size is not None and size < 0:
-        raise errors.StorageError("InvalidRequest", 400, "Invalid file size format, hint: use 20GB / 20MB / 30KB / 3B")
+    except (ValueError, TypeError, OverflowError):
+        raise invalid from None
+    if size is None or size < 0:
+        raise invalid
+    if size > global_limit:
+        raise errors.entity_too_large()
     return size
 
 
@@ -96,6 +71,9 @@ def mime_list(value: Any) -> list[str] | None:
         return None
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise errors.invalid_parameter("allowed_mime_types", "allowed_mime_types must be a list of strings")
+    if len(value) > inputs.MAX_ITEMS:
+        raise errors.too_many_items(inputs.MAX_ITEMS)
+    content_types.validate_allowed(value)
     return value or None
 
 
@@ -143,20 +121,33 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
     # -- buckets -----------------------------------------------------------------------
 
     async def list_buckets(request: Request) -> Response:
+        caller = caller_of(request, ctx)
         q = request.query_params
-        limit = int(q["limit"]) if q.get("limit", "").isdigit() else None
-        offset = int(q["offset"]) if q.get("offset", "").isdigit() else 0
-        body = await service.list_buckets(caller_of(request, ctx), limit, offset, q.get("search", ""),
-                                          q.get("sortColumn", "name"), q.get("sortOrder", "asc"))
-        return json_response(body)
+        limit = inputs.integer(q.get("limit"), "limit", default=0, where="querystring") or None
+        offset = inputs.integer(q.get("offset"), "offset", default=0, where="querystring")
+        search = inputs.text(dict(q), "search", required=False)
+        column = inputs.text(dict(q), "sortColumn", required=False, default="name", max_length=64)
+        order = inputs.text(dict(q), "sortOrder", required=False, default="asc", max_length=8)
+        return json_response(await service.list_buckets(caller, limit, offset, search, column, order))
+
+    def bucket_options(body: dict[str, Any]) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if "public" in body:
+            options["public"] = inputs.boolean(body["public"], "public")
+        if "file_size_limit" in body:
+            options["file_size_limit"] = size_limit(body["file_size_limit"], ctx.settings.file_size_limit)
+        if "allowed_mime_types" in body:
+            options["allowed_mime_types"] = mime_list(body["allowed_mime_types"])
+        return options
 
     async def create_bucket(request: Request) -> Response:
-        body = await json_body(request)
-        name = str_field(body, "name")
-        values = {"id": body.get("id") or name, "name": name, "public": bool(body.get("public", False)),
-                  "file_size_limit": size_limit(body.get("file_size_limit")),
-                  "allowed_mime_types": mime_list(body.get("allowed_mime_types"))}
-        created = await service.create_bucket(caller_of(request, ctx), values)
+        caller = caller_of(request, ctx)
+        body = await inputs.json_body(request)
+        name = validate_bucket_name(inputs.text(body, "name", max_length=100))
+        bucket_id = validate_bucket_name(inputs.text(body, "id", required=False, default=name, max_length=100) or name)
+        values = {"id": bucket_id, "name": name, "public": False, "file_size_limit": None,
+                  "allowed_mime_types": None, **bucket_options(body)}
+        created = await service.create_bucket(caller, values)
         return json_response({"name": created})
 
     async def get_bucket(request: Request) -> Response:
@@ -164,15 +155,9 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         return json_response(row)
 
     async def update_bucket(request: Request) -> Response:
-        body = await json_body(request)
-        changes: dict[str, Any] = {}
-        if "public" in body:
-            changes["public"] = bool(body["public"])
-        if "file_size_limit" in body:
-            changes["file_size_limit"] = size_limit(body["file_size_limit"])
-        if "allowed_mime_types" in body:
-            changes["allowed_mime_types"] = mime_list(body["allowed_mime_types"])
-        await service.update_bucket(caller_of(request, ctx), request.path_params["bucket"], changes)
+        caller = caller_of(request, ctx)
+        changes = bucket_options(await inputs.json_body(request))
+        await service.update_bucket(caller, request.path_params["bucket"], changes)
         return message("Successfully updated")
 
     async def delete_bucket(request: Request) -> Response:
@@ -187,19 +172,20 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
 
     async def upload(request: Request) -> Response:
         caller = caller_of(request, ctx)
-        body = await read_upload(request)
         update = request.method == "PUT"
         upsert = not update and request.headers.get("x-upsert") == "true"
         object_id, key = await service.upload(caller, request.path_params["bucket"], request.path_params["path"],
-                                              body, upsert=upsert, update=update)
+                                              lambda: read_upload(request), declared_file_size(request),
+                                              upsert=upsert, update=update)
         return json_response({"Id": object_id, "Key": key})
 
     async def upload_signed(request: Request) -> Response:
         bucket, name = request.path_params["bucket"], request.path_params["path"]
-        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name)
-        body = await read_upload(request)
-        object_id, key = await service.upload(SUPERUSER, bucket, name, body, upsert=bool(claims.get("upsert")),
-                                              owner=claims.get("owner"))
+        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name, signing.UPLOAD)
+        owner = claims.get("owner")
+        object_id, key = await service.upload(SUPERUSER, bucket, name, lambda: read_upload(request),
+                                              declared_file_size(request), upsert=claims.get("upsert") is True,
+                                              owner=owner if isinstance(owner, str) else None)
         return json_response({"Id": object_id, "Key": key})
 
     async def sign_upload(request: Request) -> Response:
@@ -213,27 +199,27 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         return message("Successfully deleted")
 
     async def delete_objects(request: Request) -> Response:
-        body = await json_body(request)
-        prefixes = body.get("prefixes")
-        if not isinstance(prefixes, list) or not prefixes or not all(isinstance(p, str) for p in prefixes):
-            raise errors.StorageError("InvalidRequest", 400, "body/prefixes must NOT have fewer than 1 items")
-        rows = await service.delete_many(caller_of(request, ctx), request.path_params["bucket"], prefixes)
+        caller = caller_of(request, ctx)
+        prefixes = inputs.string_list(await inputs.json_body(request), "prefixes")
+        rows = await service.delete_many(caller, request.path_params["bucket"], prefixes)
         return json_response(rows)
 
+    def source_and_destination(body: dict[str, Any]) -> tuple[str, str, str, str]:
+        bucket = inputs.text(body, "bucketId", max_length=100)
+        destination = inputs.text(body, "destinationBucket", required=False, max_length=100) or bucket
+        return bucket, inputs.text(body, "sourceKey"), destination, inputs.text(body, "destinationKey")
+
     async def move_object(request: Request) -> Response:
-        body = await json_body(request)
-        bucket = str_field(body, "bucketId")
-        await service.move(caller_of(request, ctx), bucket, str_field(body, "sourceKey"),
-                           str_field(body, "destinationBucket", False) or bucket, str_field(body, "destinationKey"))
+        caller = caller_of(request, ctx)
+        await service.move(caller, *source_and_destination(await inputs.json_body(request)))
         return message("Successfully moved")
 
     async def copy_object(request: Request) -> Response:
-        body = await json_body(request)
-        bucket = str_field(body, "bucketId")
+        caller = caller_of(request, ctx)
+        body = await inputs.json_body(request)
+        bucket, source, destination, dest_key = source_and_destination(body)
         metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else None
-        result = await service.copy(caller_of(request, ctx), bucket, str_field(body, "sourceKey"),
-                                    str_field(body, "destinationBucket", False) or bucket,
-                                    str_field(body, "destinationKey"),
+        result = await service.copy(caller, bucket, source, destination, dest_key,
                                     upsert=request.headers.get("x-upsert") == "true",
                                     copy_metadata=body.get("copyMetadata", True) is not False, user_metadata=metadata)
         return json_response(result)
@@ -255,10 +241,9 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
 
     async def get_signed_object(request: Request) -> Response:
         bucket, name = request.path_params["bucket"], request.path_params["path"]
-        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name)
+        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name, signing.DOWNLOAD)
         row = await service.find(SUPERUSER, bucket, name)
-        expires = format_datetime(datetime.fromtimestamp(int(claims.get("exp", 0)), tz=timezone.utc), usegmt=True)
-        return await serve(request, row, expires=expires)
+        return await serve(request, row, expires=media.expires_header(claims["exp"]))
 
     def info_body(row: dict[str, Any]) -> dict[str, Any]:
         metadata = row.get("metadata") or {}
@@ -277,45 +262,46 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         return json_response(info_body(row))
 
     async def list_objects(request: Request) -> Response:
-        body = await json_body(request)
-        sort = body.get("sortBy") if isinstance(body.get("sortBy"), dict) else {}
-        prefix = body.get("prefix", "")
-        if not isinstance(prefix, str):
-            raise errors.invalid_parameter("prefix", "body/prefix must be string")
-        search = body.get("search") if isinstance(body.get("search"), str) else ""
-        result = await service.list_objects(caller_of(request, ctx), request.path_params["bucket"], prefix,
-                                            int_field(body, "limit", 100, 1), int_field(body, "offset", 0),
-                                            search, str(sort.get("column") or "name"), str(sort.get("order") or "asc"))
+        caller = caller_of(request, ctx)
+        body = await inputs.json_body(request)
+        column, order = inputs.sort_by(body)
+        result = await service.list_objects(
+            caller, request.path_params["bucket"], inputs.text(body, "prefix", required=False),
+            inputs.integer(body.get("limit"), "limit", default=100, minimum=1, maximum=inputs.MAX_LIST_LIMIT),
+            inputs.integer(body.get("offset"), "offset", default=0),
+            inputs.text(body, "search", required=False), column, order)
         return json_response(result)
 
     async def list_objects_v2(request: Request) -> Response:
-        body = await json_body(request)
-        sort = body.get("sortBy") if isinstance(body.get("sortBy"), dict) else {}
-        prefix = body.get("prefix") or ""
-        if not isinstance(prefix, str):
-            raise errors.invalid_parameter("prefix", "body/prefix must be string")
-        cursor = body.get("cursor") if isinstance(body.get("cursor"), str) else None
-        result = await service.list_objects_v2(caller_of(request, ctx), request.path_params["bucket"], prefix,
-                                               bool(body.get("with_delimiter")), cursor,
-                                               min(int_field(body, "limit", 1000, 1), 1000), sort.get("order") == "desc")
+        caller = caller_of(request, ctx)
+        body = await inputs.json_body(request)
+        _, order = inputs.sort_by(body)
+        limit = inputs.integer(body.get("limit"), "limit", default=1000, minimum=1)
+        result = await service.list_objects_v2(
+            caller, request.path_params["bucket"], inputs.text(body, "prefix", required=False),
+            inputs.boolean(body.get("with_delimiter"), "with_delimiter"),
+            inputs.text(body, "cursor", required=False, max_length=4 * inputs.MAX_TEXT) or None,
+            min(limit, 1000), order == "desc")
         return json_response(result)
 
     async def sign_object(request: Request) -> Response:
-        body = await json_body(request)
+        caller = caller_of(request, ctx)
+        body = await inputs.json_body(request)
         expires_in = signing.expires_in(body.get("expiresIn"))
         transform = body.get("transform")
-        parsed = transforms.parse(transform) if isinstance(transform, dict) and transform else None
-        url = await service.sign_download(caller_of(request, ctx), request.path_params["bucket"],
-                                          request.path_params["path"], expires_in, parsed)
+        if transform is not None and not isinstance(transform, dict):
+            raise errors.invalid_request("body/transform must be object")
+        parsed = transforms.parse(transform) if transform else None
+        url = await service.sign_download(caller, request.path_params["bucket"], request.path_params["path"],
+                                          expires_in, parsed)
         return json_response({"signedURL": url})
 
     async def sign_objects(request: Request) -> Response:
-        body = await json_body(request)
+        caller = caller_of(request, ctx)
+        body = await inputs.json_body(request)
         expires_in = signing.expires_in(body.get("expiresIn"))
-        paths = body.get("paths")
-        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
-            raise errors.StorageError("InvalidRequest", 400, "body must have required property 'paths'")
-        result = await service.sign_many(caller_of(request, ctx), request.path_params["bucket"], paths, expires_in)
+        paths = inputs.string_list(body, "paths")
+        result = await service.sign_many(caller, request.path_params["bucket"], paths, expires_in)
         return json_response(result)
 
     # -- image transforms --------------------------------------------------------------
@@ -324,13 +310,14 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         data, mime = await service.render_image(row, transform)
         metadata = row.get("metadata") or {}
         headers = {"Cache-Control": metadata.get("cacheControl") or "no-cache",
-                   "Last-Modified": media.http_date(row["updated_at"]), "X-Transformations": transform.token()}
-        headers.update(media.content_disposition(request.query_params.get("download")))
-        return Response(data, media_type=mime, headers=headers)
+                   "Last-Modified": media.http_date(row["updated_at"]), "X-Transformations": transform.token(),
+                   **media.content_headers(mime, request.query_params.get("download"))}
+        return Response(data, headers=headers)
 
     async def render_authenticated(request: Request) -> Response:
+        caller = caller_of(request, ctx)
         transform = transforms.parse(request.query_params)
-        row = await service.find(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
+        row = await service.find(caller, request.path_params["bucket"], request.path_params["path"])
         return await rendered(request, row, transform)
 
     async def render_public(request: Request) -> Response:
@@ -340,7 +327,7 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
 
     async def render_signed(request: Request) -> Response:
         bucket, name = request.path_params["bucket"], request.path_params["path"]
-        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name)
+        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name, signing.DOWNLOAD)
         transform = transforms.from_token(str(claims.get("transformations") or ""))
         row = await service.find(SUPERUSER, bucket, name)
         return await rendered(request, row, transform)

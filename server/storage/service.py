@@ -17,10 +17,11 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import anyio
 import psycopg
 from psycopg import AsyncConnection
+from psycopg import errors as pg_errors
 
 from server.context import AppContext
 from server.db.context import RequestContext, request_transaction
-from server.storage import db, errors, signing
+from server.storage import content_types, db, errors, signing
 from server.storage.backends import Backend, BackendMissing, TooLarge
 from server.storage.paths import backend_key, validate_bucket_name, validate_object_name
 from server.storage.transforms import Transform
@@ -28,17 +29,7 @@ from server.storage.uploads import UploadBody
 
 SUPERUSER = RequestContext(role="service_role", claims={"role": "service_role"})
 Write = Callable[..., Awaitable[str | None]]
-
-
-def mime_allowed(content_type: str, allowed: list[str] | None) -> bool:
-    if not allowed:
-        return True
-    mime = content_type.split(";", 1)[0].strip().lower()
-    for pattern in allowed:
-        pattern = pattern.strip().lower()
-        if pattern == mime or (pattern.endswith("/*") and mime.startswith(pattern[:-1])) or pattern == "*/*":
-            return True
-    return False
+OpenBody = Callable[[], Awaitable[UploadBody]]
 
 
 def object_metadata(size: int, etag: str, mimetype: str, cache_control: str, modified: datetime) -> dict[str, Any]:
@@ -121,11 +112,14 @@ class StorageService:
                 raise errors.no_such_bucket()
 
     async def delete_bucket(self, caller: RequestContext, bucket_id: str) -> None:
-        async with self.transaction(SUPERUSER) as conn:
-            if await db.count_objects(conn, bucket_id) > 0:
-                raise errors.bucket_not_empty()
+        """The caller's policies decide first (a bucket they may not delete is "not found");
+        only then does the objects' foreign key tell a non-empty bucket."""
         async with self.transaction(caller) as conn:
-            if not await db.delete_bucket(conn, bucket_id):
+            try:
+                deleted = await db.delete_bucket(conn, bucket_id)
+            except pg_errors.ForeignKeyViolation:
+                raise errors.bucket_not_empty() from None
+            if not deleted:
                 raise errors.no_such_bucket()
 
     async def empty_bucket(self, caller: RequestContext, bucket_id: str) -> None:
@@ -138,24 +132,23 @@ class StorageService:
 
     # -- uploads -----------------------------------------------------------------------
 
-    async def upload(self, caller: RequestContext, bucket_id: str, name: str, body: UploadBody, *,
-                     upsert: bool = False, update: bool = False, owner: str | None = None) -> tuple[str, str]:
-        """Store an object: (id, "<bucket>/<name>")."""
+    async def upload(self, caller: RequestContext, bucket_id: str, name: str, open_body: OpenBody,
+                     declared_size: int | None, *, upsert: bool = False, update: bool = False,
+                     owner: str | None = None) -> tuple[str, str]:
+        """Store an object: (id, "<bucket>/<name>"). The caller's policies, then the bucket's
+        size limit against the declared size, are checked before the body is opened; its
+        bytes are counted against the limit as they stream."""
         validate_object_name(name)
-        bucket = await self.bucket_config(bucket_id)
-        limit = self.upload_limit(bucket)
-        if not mime_allowed(body.content_type, bucket.get("allowed_mime_types")):
-            raise errors.invalid_mime_type(body.content_type.split(";", 1)[0])
-        if body.declared_length is not None and body.declared_length > limit:
-            raise errors.entity_too_large()
         owner = owner if owner is not None else caller.claims.get("sub")
         write: Write = db.update_object if update else db.upsert_object if upsert else db.insert_object
-
-        async def probe(conn: AsyncConnection) -> None:
-            if await write(conn, bucket_id, name, owner, "probe", {}, None) is None:
-                raise errors.no_such_key()
-
-        await self.dry_run(caller, probe)
+        await self._probe_write(caller, write, bucket_id, name, owner)
+        bucket = await self.bucket_config(bucket_id)
+        limit = self.upload_limit(bucket)
+        if declared_size is not None and declared_size > limit:
+            raise errors.entity_too_large()
+        body = await open_body()
+        if not content_types.allowed(body.media_type, bucket.get("allowed_mime_types")):
+            raise errors.invalid_mime_type(body.media_type.essence)
         version = str(uuid.uuid4())
         key = backend_key(bucket_id, name, version)
         try:
@@ -168,6 +161,22 @@ class StorageService:
         if previous and previous != version:
             await self.discard(backend_key(bucket_id, name, previous))
         return object_id, f"{bucket_id}/{name}"
+
+    async def _probe_write(self, caller: RequestContext, write: Write, bucket_id: str, name: str,
+                           owner: str | None) -> None:
+        """Whether the caller may write this row, tried and rolled back: the permission
+        check that runs before any byte is read or copied. Policies are checked before the
+        bucket's foreign key, so a bucket is "not found" only to those allowed to write."""
+
+        async def probe(conn: AsyncConnection) -> None:
+            try:
+                written = await write(conn, bucket_id, name, owner, "probe", {}, None)
+            except pg_errors.ForeignKeyViolation:
+                raise errors.no_such_bucket() from None
+            if written is None:
+                raise errors.no_such_key()
+
+        await self.dry_run(caller, probe)
 
     async def _commit_row(self, caller: RequestContext, key: str, write: Write, bucket_id: str, name: str,
                           owner: str | None, version: str, metadata: dict[str, Any],
@@ -265,6 +274,15 @@ class StorageService:
         if (bucket_id, source) == (dest_bucket, dest):
             return
         src = await self.find(caller, bucket_id, source)
+
+        async def probe(conn: AsyncConnection) -> None:  # may the caller move it? before copying bytes
+            try:
+                if not await db.rename_object(conn, bucket_id, source, src["version"], dest_bucket, dest, "probe"):
+                    raise errors.no_such_key()
+            except pg_errors.ForeignKeyViolation:
+                raise errors.no_such_bucket() from None
+
+        await self.dry_run(caller, probe)
         version = str(uuid.uuid4())
         new_key = backend_key(dest_bucket, dest, version)
         await self._copy_bytes(self.key_of(src), new_key)
@@ -282,14 +300,14 @@ class StorageService:
         validate_object_name(source)
         validate_object_name(dest)
         src = await self.find(caller, bucket_id, source)
-        await self.bucket_config(dest_bucket)
+        write: Write = db.upsert_object if upsert else db.insert_object
+        await self._probe_write(caller, write, dest_bucket, dest, caller.claims.get("sub"))
         version = str(uuid.uuid4())
         key = backend_key(dest_bucket, dest, version)
         head = await self._copy_bytes(self.key_of(src), key)
         old = src.get("metadata") or {}
         metadata = object_metadata(head.size, head.etag, old.get("mimetype") or "application/octet-stream",
                                    old.get("cacheControl") or "no-cache", head.last_modified)
-        write: Write = db.upsert_object if upsert else db.insert_object
         meta = src.get("user_metadata") if copy_metadata else user_metadata
         object_id, previous = await self._commit_row(caller, key, write, dest_bucket, dest, caller.claims.get("sub"),
                                                      version, metadata, meta, replacing=upsert)
@@ -315,7 +333,7 @@ class StorageService:
         if transform is not None:
             payload["transformations"] = transform.token()
             route = "render/image"
-        token = signing.sign(self.ctx.keys, payload, expires_in)
+        token = signing.sign(self.ctx.keys, payload, expires_in, signing.DOWNLOAD)
         return f"/{route}/sign/{url}?token={token}"
 
     async def sign_many(self, caller: RequestContext, bucket_id: str, names: list[str], expires_in: int) -> list[dict[str, Any]]:
@@ -325,7 +343,7 @@ class StorageService:
         for name in names:
             if name in visible:
                 url = f"{bucket_id}/{name}"
-                token = signing.sign(self.ctx.keys, {"url": url}, expires_in)
+                token = signing.sign(self.ctx.keys, {"url": url}, expires_in, signing.DOWNLOAD)
                 results.append({"error": None, "path": name, "signedURL": f"/object/sign/{url}?token={token}"})
             else:
                 results.append({"error": "Either the object does not exist or you do not have access to it",
@@ -334,16 +352,12 @@ class StorageService:
 
     async def sign_upload(self, caller: RequestContext, bucket_id: str, name: str, upsert: bool) -> dict[str, str]:
         validate_object_name(name)
-        await self.bucket_config(bucket_id)
         owner = caller.claims.get("sub")
         write: Write = db.upsert_object if upsert else db.insert_object
-
-        async def probe(conn: AsyncConnection) -> None:
-            await write(conn, bucket_id, name, owner, "probe", {}, None)
-
-        await self.dry_run(caller, probe)
+        await self._probe_write(caller, write, bucket_id, name, owner)
         url = f"{bucket_id}/{name}"
-        token = signing.sign(self.ctx.keys, {"owner": owner, "url": url, "upsert": upsert}, signing.UPLOAD_URL_EXPIRY)
+        token = signing.sign(self.ctx.keys, {"owner": owner, "url": url, "upsert": upsert},
+                             signing.UPLOAD_URL_EXPIRY, signing.UPLOAD)
         return {"url": f"/object/upload/sign/{url}?token={token}", "token": token}
 
 

@@ -1,10 +1,17 @@
 """An upload's body as a stream: a raw body, or the first file of a multipart form, parsed
-incrementally so no part of a large file is ever held whole (or spooled to disk)."""
+incrementally so no part of a large file is ever held whole (or spooled to disk).
+
+What comes before the file's bytes (form fields, part headers) is bounded like
+storage-api's multipart limits: at most MAX_FIELDS fields of MAX_FIELD_BYTES each, part
+headers of MAX_HEADER_BYTES, so a form can never make the server hold more than a
+little memory before the file starts.
+"""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, AsyncIterator
@@ -13,25 +20,53 @@ import orjson
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from server.storage import errors
+from server.storage import content_types, errors
+from server.storage.content_types import MediaType
+from server.storage.inputs import declared_length
 
 MAX_FIELD_BYTES = 64 * 1024
+MAX_FIELDS = 10
+MAX_HEADER_BYTES = 8 * 1024
+MAX_PART_HEADERS = 32
+MAX_CACHE_CONTROL = 256
+# What a form may add around its file: the bound on fields and part headers above.
+MAX_FORM_OVERHEAD = MAX_FIELDS * (MAX_FIELD_BYTES + MAX_PART_HEADERS * MAX_HEADER_BYTES)
 DEFAULT_CACHE_CONTROL = "no-cache"
+_CACHE_CONTROL = re.compile(r"[\x20-\x7e]*")  # printable ASCII: it goes back out as a header
 
 
 @dataclass
 class UploadBody:
-    content_type: str
+    media_type: MediaType
     cache_control: str
     user_metadata: dict[str, Any] | None
     chunks: AsyncIterator[bytes]
-    declared_length: int | None = None
+
+    @property
+    def content_type(self) -> str:
+        return str(self.media_type)
 
 
-def _cache_control(seconds: str | None) -> str:
-    if not seconds:
+def is_multipart(request: Request) -> bool:
+    mime, _ = parse_options_header(request.headers.get("content-type", ""))
+    return mime == b"multipart/form-data"
+
+
+def declared_file_size(request: Request) -> int | None:
+    """A lower bound of the file's size from Content-Length (None when chunked), known
+    before any byte is read: a multipart body may carry MAX_FORM_OVERHEAD besides it."""
+    length = declared_length(request)
+    if length is None or not is_multipart(request):
+        return length
+    return max(0, length - MAX_FORM_OVERHEAD)
+
+
+def _cache_control(value: str | None, seconds: bool) -> str:
+    if not value:
         return DEFAULT_CACHE_CONTROL
-    return f"max-age={seconds}" if seconds.isdigit() else seconds
+    if len(value) > MAX_CACHE_CONTROL or not _CACHE_CONTROL.fullmatch(value):
+        raise errors.invalid_parameter("cacheControl", "Invalid cacheControl")
+    return f"max-age={value}" if seconds and value.isdigit() else value
 
 
 def _json_object(text: str, what: str) -> dict[str, Any]:
@@ -59,16 +94,14 @@ async def read_upload(request: Request) -> UploadBody:
     mime, params = parse_options_header(content_type)
     if mime == b"multipart/form-data":
         boundary = params.get(b"boundary")
-        if not boundary:
-            raise errors.invalid_request("multipart body without a boundary")
+        if not boundary or len(boundary) > 200:
+            raise errors.invalid_request("multipart body without a valid boundary")
         return await _MultipartReader(request, boundary).open()
-    length = request.headers.get("content-length")
     return UploadBody(
-        content_type=content_type or "application/octet-stream",
-        cache_control=request.headers.get("cache-control") or DEFAULT_CACHE_CONTROL,
+        media_type=content_types.require(content_type),
+        cache_control=_cache_control(request.headers.get("cache-control"), seconds=False),
         user_metadata=_header_metadata(request.headers.get("x-metadata")),
         chunks=request.stream(),
-        declared_length=int(length) if length and length.isdigit() else None,
     )
 
 
@@ -80,8 +113,8 @@ class _MultipartReader:
         self.source = request.stream().__aiter__()
         self.events: deque[tuple[str, Any]] = deque()
         self.exhausted = False
-        self.header_field = b""
-        self.header_value = b""
+        self.header_field = bytearray()
+        self.header_value = bytearray()
         self.parser = MultipartParser(boundary, {
             "on_part_begin": lambda: self.events.append(("begin", None)),
             "on_header_field": self._header_field,
@@ -94,13 +127,20 @@ class _MultipartReader:
 
     def _header_field(self, data: bytes, start: int, end: int) -> None:
         self.header_field += data[start:end]
+        self._check_header()
 
     def _header_value(self, data: bytes, start: int, end: int) -> None:
         self.header_value += data[start:end]
+        self._check_header()
+
+    def _check_header(self) -> None:
+        if len(self.header_field) + len(self.header_value) > MAX_HEADER_BYTES:
+            raise errors.invalid_request("multipart part header too large")
 
     def _header_end(self) -> None:
-        self.events.append(("header", (self.header_field.decode("latin-1").lower(), self.header_value.decode())))
-        self.header_field = self.header_value = b""
+        name = self.header_field.decode("latin-1").lower()
+        self.events.append(("header", (name, self.header_value.decode(errors="replace"))))
+        self.header_field, self.header_value = bytearray(), bytearray()
 
     async def _event(self) -> tuple[str, Any] | None:
         while not self.events:
@@ -114,25 +154,36 @@ class _MultipartReader:
                 continue
             try:
                 self.parser.write(chunk)
+            except errors.StorageError:
+                raise
             except Exception:
                 raise errors.invalid_request("malformed multipart body") from None
         return self.events.popleft()
 
+    async def _part_headers(self) -> dict[str, str] | None:
+        """The next part's headers; None at the end of the body."""
+        headers: dict[str, str] = {}
+        event = await self._event()
+        while event is not None and event[0] != "headers_done":
+            if event[0] == "header":
+                if len(headers) >= MAX_PART_HEADERS:
+                    raise errors.invalid_request("multipart part with too many headers")
+                headers[event[1][0]] = event[1][1]
+            event = await self._event()
+        return None if event is None else headers
+
     async def open(self) -> UploadBody:
         fields: dict[str, str] = {}
         while True:
-            headers: dict[str, str] = {}
-            event = await self._event()
-            while event is not None and event[0] != "headers_done":
-                if event[0] == "header":
-                    headers[event[1][0]] = event[1][1]
-                event = await self._event()
-            if event is None:
+            headers = await self._part_headers()
+            if headers is None:
                 raise errors.StorageError("InvalidRequest", 400, "No content provided")
             _, disposition = parse_options_header(headers.get("content-disposition", ""))
             if b"filename" in disposition:
                 break
-            name = disposition.get(b"name", b"").decode()
+            if len(fields) >= MAX_FIELDS:
+                raise errors.invalid_request(f"multipart body with more than {MAX_FIELDS} fields")
+            name = disposition.get(b"name", b"").decode(errors="replace")
             value = bytearray()
             event = await self._event()
             while event is not None and event[0] == "data":
@@ -141,11 +192,13 @@ class _MultipartReader:
                     raise errors.invalid_request("form field too large")
                 event = await self._event()
             fields[name] = value.decode(errors="replace")
-        metadata = _json_object(fields["metadata"], "metadata") if fields.get("metadata") else None
+        metadata = fields.get("metadata") or fields.get("userMetadata")
+        # A `contentType` field wins over the part's own type, as in storage-api.
+        media_type = content_types.require(fields.get("contentType") or headers.get("content-type"))
         return UploadBody(
-            content_type=headers.get("content-type") or "application/octet-stream",
-            cache_control=_cache_control(fields.get("cacheControl")),
-            user_metadata=metadata,
+            media_type=media_type,
+            cache_control=_cache_control(fields.get("cacheControl"), seconds=True),
+            user_metadata=_json_object(metadata, "metadata") if metadata else None,
             chunks=self._file_data(),
         )
 

@@ -1,12 +1,21 @@
 """Local files under <data_dir>/storage: `<bucket>/<name>/<version>`.
 
-Writes go to a temporary file renamed into place, so a failed or too-large upload leaves
-nothing; every path is checked to stay under the root (the secure-path guard)."""
+Writes go to a temporary file (`.<version>.<hex>.part`), flushed to disk and renamed into
+place, then the folder is flushed too: a failed or too-large upload leaves nothing, and a
+committed row never points at bytes a power cut could lose. The writer holds an exclusive
+lock on its temporary file while it writes; at start a sweep removes the temporary files
+nobody holds (left by a process killed mid-upload). Every path is checked to stay under
+the root (the secure-path guard)."""
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import hashlib
+import logging
 import os
+import re
+import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,17 +27,38 @@ from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, TooL
 from server.storage.backends.fileread import open_for_reading, read_range
 
 T = TypeVar("T")
+log = logging.getLogger("supalite.storage.file")
+_PART_NAME = re.compile(r"\..+\.[0-9a-f]{32}\.part")
 
 
 class FileBackend:
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
+        self.started_at = time.time()
+        self._sweep: asyncio.Task[int] | None = None
 
     async def start(self) -> None:
+        self.started_at = time.time()
         await anyio.to_thread.run_sync(lambda: self.root.mkdir(parents=True, exist_ok=True))
+        # In the background: a large tree must not delay serving.
+        self._sweep = asyncio.create_task(anyio.to_thread.run_sync(self.remove_abandoned_parts))
 
     async def close(self) -> None:
-        return None
+        if self._sweep is not None and not self._sweep.done():
+            self._sweep.cancel()
+
+    def remove_abandoned_parts(self) -> int:
+        """Remove the temporary files of uploads whose writer is gone: older than this
+        process and not locked by a live writer (another worker may be mid-upload)."""
+        removed = 0
+        for folder, _, files in os.walk(self.root):
+            for name in files:
+                if _PART_NAME.fullmatch(name) and _remove_if_abandoned(Path(folder) / name, self.started_at):
+                    removed += 1
+                    self._prune(Path(folder))
+        if removed:
+            log.warning("storage: removed %d partial upload file(s) left by an interrupted upload", removed)
+        return removed
 
     def path(self, key: str) -> Path:
         path = Path(os.path.normpath(self.root / key))
@@ -41,7 +71,7 @@ class FileBackend:
         temp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.part")
         digest = hashlib.md5(usedforsecurity=False)
         size = 0
-        handle: BinaryIO = await anyio.to_thread.run_sync(_in_folder, temp, lambda: open(temp, "wb"))
+        handle: BinaryIO = await anyio.to_thread.run_sync(_in_folder, temp, lambda: _open_locked(temp))
         try:
             buffer = bytearray()
             async for chunk in chunks:
@@ -54,8 +84,7 @@ class FileBackend:
                     await anyio.to_thread.run_sync(_write_block, handle, digest, block)
             if buffer:
                 await anyio.to_thread.run_sync(_write_block, handle, digest, bytes(buffer))
-            await anyio.to_thread.run_sync(handle.close)
-            await anyio.to_thread.run_sync(os.replace, temp, final)
+            await anyio.to_thread.run_sync(_commit, handle, temp, final)
         except BaseException:
             handle.close()
             temp.unlink(missing_ok=True)
@@ -157,6 +186,49 @@ def _in_folder(path: Path, create: Callable[[], T]) -> T:
             if path.parent.is_dir():
                 raise  # not a pruned folder: a real missing source
     return create()
+
+
+def _open_locked(path: Path) -> BinaryIO:
+    handle = open(path, "wb")  # noqa: SIM115 - closed by put, once renamed or on failure
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # released with the file, or when the process dies
+    return handle
+
+
+def _commit(handle: BinaryIO, temp: Path, final: Path) -> None:
+    """Bytes on disk, then the name: a crash leaves either the old state or the whole file."""
+    handle.flush()
+    os.fsync(handle.fileno())
+    os.replace(temp, final)
+    handle.close()
+    _fsync_folder(final.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove_if_abandoned(path: Path, started_at: float) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False  # gone meanwhile: renamed into place or removed by its writer
+    try:
+        if os.fstat(fd).st_mtime >= started_at:
+            return False  # written since this process started: maybe a live upload
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # a live writer holds it
+        os.unlink(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _write_block(handle: BinaryIO, digest: "hashlib._Hash", block: bytes) -> None:

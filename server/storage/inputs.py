@@ -1,0 +1,123 @@
+"""Request inputs of the storage routes: JSON bodies read under a size bound, and their
+fields (and query parameters) type-checked and bounded before they cost database time.
+
+Errors are storage-api's: JSON-schema style messages (`body/limit must be integer`) in
+the storage error format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.requests import Request
+
+from server.storage import errors
+
+MAX_JSON_BYTES = 1024 * 1024  # Fastify's default body limit, which storage-api keeps
+MAX_ITEMS = 1000  # storage-api's bound on the objects of one bulk request
+MAX_TEXT = 1024  # a name, prefix or search string: object names are at most 1024 bytes
+MAX_INT = 2**31 - 1  # what the SQL functions (int) take
+MAX_LIST_LIMIT = 10_000
+
+
+def declared_length(request: Request) -> int | None:
+    """The Content-Length of a request, None when absent (chunked); huge is huge."""
+    value = request.headers.get("content-length", "").strip()
+    if not value.isdigit():
+        return None
+    return int(value) if len(value) <= 18 else 10**18
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, refused past MAX_JSON_BYTES without reading further."""
+    length = declared_length(request)
+    if length is not None and length > MAX_JSON_BYTES:
+        raise errors.body_too_large()
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_JSON_BYTES:
+            raise errors.body_too_large()
+    if not raw:
+        return {}
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise errors.invalid_request("Body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise errors.invalid_request("body must be object")
+    return body
+
+
+def text(body: dict[str, Any], name: str, *, required: bool = True, default: str = "",
+         max_length: int = MAX_TEXT) -> str:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise errors.invalid_request(f"body must have required property '{name}'")
+        return default
+    if not isinstance(value, str) or (required and not value):
+        raise errors.invalid_request(f"body/{name} must be string")
+    if len(value) > max_length:
+        raise errors.invalid_request(f"body/{name} must NOT have more than {max_length} characters")
+    return value
+
+
+def integer(value: Any, name: str, *, default: int, minimum: int = 0, maximum: int = MAX_INT,
+            where: str = "body") -> int:
+    """An integer field: JSON integers (or integral numbers) and numeric strings, as
+    storage-api's schema coerces them, within [minimum, maximum]."""
+    if value is None or value == "":
+        return default
+    if isinstance(value, str):
+        value = value.strip()
+        if not (value.lstrip("-").isdigit() and len(value) <= 20):
+            raise errors.invalid_parameter(name, f"{where}/{name} must be integer")
+        value = int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise errors.invalid_parameter(name, f"{where}/{name} must be integer")
+    if value < minimum:
+        raise errors.invalid_parameter(name, f"{where}/{name} must be >= {minimum}")
+    if value > maximum:
+        raise errors.invalid_parameter(name, f"{where}/{name} must be <= {maximum}")
+    return value
+
+
+def boolean(value: Any, name: str, default: bool = False) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if value in ("true", "false"):
+        return value == "true"
+    raise errors.invalid_parameter(name, f"body/{name} must be boolean")
+
+
+def string_list(body: dict[str, Any], name: str, *, max_items: int = MAX_ITEMS) -> list[str]:
+    """A required non-empty list of (bounded) strings, at most `max_items` of them."""
+    value = body.get(name)
+    if value is None:
+        raise errors.invalid_request(f"body must have required property '{name}'")
+    if not isinstance(value, list) or not all(isinstance(v, str) and len(v) <= MAX_TEXT for v in value):
+        raise errors.invalid_request(f"body/{name} must be array of strings")
+    if not value:
+        raise errors.invalid_request(f"body/{name} must NOT have fewer than 1 items")
+    if len(value) > max_items:
+        raise errors.too_many_items(max_items)
+    return value
+
+
+def sort_by(body: dict[str, Any]) -> tuple[str, str]:
+    """(column, order) of a list request's optional `sortBy`."""
+    sort = body.get("sortBy")
+    if sort is None:
+        return "name", "asc"
+    if not isinstance(sort, dict):
+        raise errors.invalid_request("body/sortBy must be object")
+    column = text(sort, "column", required=False, default="name", max_length=64) or "name"
+    order = text(sort, "order", required=False, default="asc", max_length=8).lower() or "asc"
+    if order not in ("asc", "desc"):
+        raise errors.invalid_request("body/sortBy/order must be equal to one of the allowed values")
+    return column, order
