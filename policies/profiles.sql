@@ -15,7 +15,11 @@ grant all on app_private.profiles to service_role;
 
 revoke all on public.profiles from anon, authenticated;
 grant select on public.profiles to anon, authenticated;
-grant update, delete on public.profiles to authenticated;
+-- id, email (it follows auth.users) and created_at are not writable: a PATCH naming them is
+-- refused (42501) rather than answered as if applied.
+grant update (full_name, country, whatsapp_number, student_role, agent, role, paid, date_paid, expire_date)
+  on public.profiles to authenticated;
+grant delete on public.profiles to authenticated;
 grant all on public.profiles to service_role;
 
 drop policy if exists profiles_select on app_private.profiles;

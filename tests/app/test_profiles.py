@@ -82,3 +82,28 @@ def test_contact_admin_email_stays_private(conn, world):
     finally:
         with conn.transaction():
             conn.execute("select set_config('app.contact_admin_email', '', false)")
+
+
+@pytest.mark.parametrize("assignment", ["email = 'stolen@example.com'", "id = gen_random_uuid()", "created_at = now()"])
+@pytest.mark.parametrize("who", ["learner", "admin"])
+def test_id_email_and_creation_date_are_refused_not_ignored(conn, world, assignment, who):
+    """A write the view cannot carry out is an error, never a row reported as changed."""
+    target = create_user(conn, "fixed-" + who)
+    before = owner(conn, "select * from app_private.profiles where id = %s", [target])
+    uid = target if who == "learner" else getattr(world, who)
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        query(conn, uid, "update profiles set " + assignment + " where id = %s returning *", [target])
+    assert owner(conn, "select * from app_private.profiles where id = %s", [target]) == before
+
+
+def test_service_role_cannot_change_the_email_behind_auth(conn, world):
+    target = create_user(conn, "service-target")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        query(conn, None, "update profiles set email = 'x@example.com' where id = %s", [target], role="service_role")
+
+
+def test_returned_row_is_the_stored_row(conn, world):
+    target = create_user(conn, "stored")
+    rows = query(conn, world.admin, "update profiles set full_name = 'Stored', paid = true where id = %s returning *", [target])
+    stored = query(conn, world.admin, "select * from profiles where id = %s", [target])
+    assert rows == stored and rows[0]["full_name"] == "Stored" and rows[0]["paid"] is True
