@@ -46,7 +46,7 @@ def as_persona(conn: psycopg.Connection, uid: uuid.UUID | None, role: str = "aut
         claims["sub"] = str(uid)
     with conn.transaction():
         cur = conn.cursor(row_factory=dict_row)
-        cur.execute(SET_CONTEXT_SQL, [role, orjson.dumps(claims).decode(), "POST", "/rest/v1/test", "{}"])
+        cur.execute(SET_CONTEXT_SQL, [role, orjson.dumps(claims).decode(), "POST", "/rest/v1/test", "{}", None])
         yield cur
 
 
