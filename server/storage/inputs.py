@@ -6,7 +6,7 @@ the storage error format."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import orjson
 from starlette.requests import Request
@@ -49,17 +49,17 @@ async def json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-def text(body: dict[str, Any], name: str, *, required: bool = True, default: str = "",
-         max_length: int = MAX_TEXT) -> str:
+def text(body: Mapping[str, Any], name: str, *, required: bool = True, default: str = "",
+         max_length: int = MAX_TEXT, where: str = "body") -> str:
     value = body.get(name)
     if value is None:
         if required:
-            raise errors.invalid_request(f"body must have required property '{name}'")
+            raise errors.invalid_request(f"{where} must have required property '{name}'")
         return default
     if not isinstance(value, str) or (required and not value):
-        raise errors.invalid_request(f"body/{name} must be string")
+        raise errors.invalid_request(f"{where}/{name} must be string")
     if len(value) > max_length:
-        raise errors.invalid_request(f"body/{name} must NOT have more than {max_length} characters")
+        raise errors.invalid_request(f"{where}/{name} must NOT have more than {max_length} characters")
     return value
 
 

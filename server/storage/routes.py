@@ -125,9 +125,9 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         q = request.query_params
         limit = inputs.integer(q.get("limit"), "limit", default=0, where="querystring") or None
         offset = inputs.integer(q.get("offset"), "offset", default=0, where="querystring")
-        search = inputs.text(dict(q), "search", required=False)
-        column = inputs.text(dict(q), "sortColumn", required=False, default="name", max_length=64)
-        order = inputs.text(dict(q), "sortOrder", required=False, default="asc", max_length=8)
+        search = inputs.text(q, "search", required=False, where="querystring")
+        column = inputs.text(q, "sortColumn", required=False, default="name", max_length=64, where="querystring")
+        order = inputs.text(q, "sortOrder", required=False, default="asc", max_length=8, where="querystring")
         return json_response(await service.list_buckets(caller, limit, offset, search, column, order))
 
     def bucket_options(body: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,13 @@ import httpx
 import pytest
 
 from tests import harness
-from tests.storage.support import create_bucket, headers, run_sql, service_headers, user_token
+from tests.storage.support import (
+    create_bucket,
+    headers,
+    run_sql,
+    service_headers,
+    user_token,
+)
 
 MB = 1024 * 1024
 

@@ -149,6 +149,8 @@ class FileBackend:
                 import shutil
 
                 shutil.copyfile(src, dst)
+                _fsync(dst)
+            _fsync(dst.parent)
 
         try:
             await anyio.to_thread.run_sync(_in_folder, dst, link)
@@ -200,11 +202,12 @@ def _commit(handle: BinaryIO, temp: Path, final: Path) -> None:
     os.fsync(handle.fileno())
     os.replace(temp, final)
     handle.close()
-    _fsync_folder(final.parent)
+    _fsync(final.parent)
 
 
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+def _fsync(path: Path) -> None:
+    """Flush a file's bytes, or a folder's entries (a new name), to disk."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
