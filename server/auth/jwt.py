@@ -20,6 +20,12 @@ import jwt as pyjwt
 
 from server.config import Settings
 
+# Larger tokens are refused before any decoding. The tokens this server issues stay far below:
+# their largest part, user_metadata and app_metadata, is bounded at 8 KiB each
+# (server/auth/metadata.py), about 24 KiB once base64-encoded with the other claims; and
+# proxies in front of Supabase (Cloudflare, nginx) refuse headers from 8 to 32 KiB anyway.
+MAX_TOKEN_BYTES = 32 * 1024
+
 # The `supabase start` payloads: signing them with the demo secret gives the CLI's keys.
 _API_KEY_ISSUER = "supabase-demo"
 _API_KEY_EXP = 1983812996
@@ -44,6 +50,8 @@ class JwtKeys:
     public_jwks: list[dict[str, Any]] = field(default_factory=list)
 
     def decode(self, token: str) -> dict[str, Any]:
+        if len(token) > MAX_TOKEN_BYTES:
+            raise JwtError(f"invalid JWT: token is larger than {MAX_TOKEN_BYTES} bytes")
         try:
             header = pyjwt.get_unverified_header(token)
         except pyjwt.PyJWTError as exc:

@@ -3,7 +3,7 @@ import time
 import jwt as pyjwt
 import pytest
 
-from server.auth.jwt import JwtError, JwtKeys, anon_key, request_claims, service_role_key
+from server.auth.jwt import MAX_TOKEN_BYTES, JwtError, JwtKeys, anon_key, request_claims, service_role_key
 from server.config import load_settings
 
 # The keys `supabase start` prints, which tools written for the CLI embed.
@@ -47,3 +47,11 @@ def test_bearer_wins_over_apikey() -> None:
 def test_forged_expired_and_garbage_tokens_are_refused(token: str) -> None:
     with pytest.raises(JwtError):
         request_claims(keys, {"authorization": f"Bearer {token}"})
+
+
+def test_a_token_over_the_size_bound_is_refused_before_decoding() -> None:
+    huge = keys.sign({"sub": "u1", "role": "authenticated", "pad": "p" * MAX_TOKEN_BYTES})
+    with pytest.raises(JwtError, match="larger than"):
+        keys.decode(huge)
+    with pytest.raises(JwtError, match="larger than"):
+        keys.decode("x" * (MAX_TOKEN_BYTES + 1))  # not even parsed
