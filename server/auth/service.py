@@ -9,10 +9,11 @@ from server.auth.errors import bad_request
 from server.auth.ratelimit import RateLimiter
 from server.context import AppContext
 
-# checkmail's format check, which GoTrue uses.
+# checkmail's format check, which GoTrue uses. Matched with fullmatch: Go's `$` ends the text,
+# Python's `$` would also accept a trailing newline ("user@example.com\n").
 _EMAIL = re.compile(
-    r"^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
-    r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$")
+    r"[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+    r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*")
 
 
 @dataclass
@@ -27,6 +28,6 @@ def validate_email(email: str) -> str:
         raise bad_request("validation_failed", "An email address is required")
     if len(email) > 255:
         raise bad_request("validation_failed", "An email address is too long")
-    if not _EMAIL.match(email):
+    if not _EMAIL.fullmatch(email):
         raise bad_request("validation_failed", "Unable to validate email address: invalid format")
     return email.lower()

@@ -12,7 +12,7 @@ from server.auth import passwords
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.service import AuthService
+from server.auth.service import AuthService, validate_email
 from server.auth.tokens import issue_session, refresh_grant
 from server.auth.users import user_by_email
 
@@ -38,6 +38,10 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
         raise unprocessable("phone_provider_disabled", "Phone logins are disabled")
     if not email:
         raise bad_request("validation_failed", "missing email or phone")
+    email = validate_email(email)
+    # Counted per address too (so guessing from many IPs gains nothing), before the check so
+    # that concurrent guesses count as well; a right password clears the count.
+    svc.limiter.account_attempt(email)
     ctx = svc.ctx
     user = await in_transaction(ctx, lambda conn: user_by_email(conn, email))
     if user is None or not user["encrypted_password"]:
@@ -46,6 +50,7 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
         raise bad_request("user_banned", "User is banned")
     if not await passwords.verify_password(password, user["encrypted_password"]):
         raise bad_request("invalid_credentials", INVALID_LOGIN)
+    svc.limiter.account_succeeded(email)
     if user["email_confirmed_at"] is None:
         raise bad_request("email_not_confirmed", "Email not confirmed")
 
