@@ -135,7 +135,7 @@ def create_app(settings: Settings) -> Starlette:
         Mount(REST_PREFIX, app=rest_app),
         Mount("/storage/v1", app=storage.build(ctx)),
         Mount("/realtime/v1", app=realtime.build(ctx)),
-        Mount("/inbox", app=auth.inbox_app(ctx)),
+        *auth.inbox_routes(ctx),  # the dev inbox, on a dev server only
         Mount("/", app=web.build(ctx)),
     ]
     app = SupaliteApp(rest_app=rest_app, routes=routes, lifespan=lifespan)

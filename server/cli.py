@@ -65,6 +65,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.auth.jwt import anon_key
+    from server.auth.mail import startup_line as mail_startup_line
     from server.db.database import owner_database
     from server.db.project import migrate
 
@@ -79,6 +80,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
             _seed(settings, owner_url)
         _export_for_workers(settings, owner_url)
         print(f"supalite: serving {settings.api_url} (anon key {anon_key(settings)[:24]}...)", flush=True)
+        print(mail_startup_line(settings), flush=True)
         uvicorn.run(
             "server.app:app_from_environment",
             factory=True,

@@ -14,7 +14,7 @@ from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.auth import mail, passwords
+from server.auth import mail, metadata, passwords
 from server.auth.authn import require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, not_found, unprocessable
@@ -87,9 +87,15 @@ async def get_user(svc: AuthService, request: Request) -> Response:
     return json_response(request, user_json(user))
 
 
+def _check_metadata(body: Body) -> None:
+    metadata.check("user_metadata", body.obj("user_metadata"))
+    metadata.check("app_metadata", body.obj("app_metadata"))
+
+
 async def create(svc: AuthService, request: Request) -> Response:
     require_admin(svc.ctx, request)
     body = await read_body(request)
+    _check_metadata(body)
     email, password = body.text("email"), body.opt_text("password")
     if body.text("phone"):
         raise bad_request("phone_provider_disabled", "Phone provider is disabled")
@@ -130,6 +136,7 @@ async def update(svc: AuthService, request: Request) -> Response:
     require_admin(svc.ctx, request)
     user_id = _user_uuid(request)
     body = await read_body(request)
+    _check_metadata(body)
     email, password = body.text("email"), body.opt_text("password")
     if email:
         email = validate_email(email)
@@ -154,8 +161,10 @@ async def update(svc: AuthService, request: Request) -> Response:
         for key, column in (("user_metadata", "raw_user_meta_data"), ("app_metadata", "raw_app_meta_data")):
             changes = body.obj(key)
             if changes is not None:
+                merged = merge_metadata(user[column], changes)
+                metadata.check_merged(key, user[column], merged)
                 await conn.execute(sql.SQL("update auth.users set {} = %s, updated_at = now() where id = %s").format(
-                    sql.Identifier(column)), [Jsonb(merge_metadata(user[column], changes)), user_id])
+                    sql.Identifier(column)), [Jsonb(merged), user_id])
         await _apply_admin_fields(conn, user_id, body, ban)
         return user_json(await user_by_id(conn, user_id))
 
@@ -206,6 +215,7 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
     password_hash = await passwords.hash_password(password) if kind == "signup" and password else None
     redirect_to = mail.redirect_target(ctx, body.opt_text("redirect_to") or request.query_params.get("redirect_to"))
     data = body.obj("data") or {}
+    metadata.check("user_metadata", data)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         user = await user_by_email(conn, email, lock=True)

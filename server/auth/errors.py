@@ -22,7 +22,7 @@ class AuthError(Exception):
     """An error answered as GoTrue answers it."""
 
     def __init__(self, status: int, code: str, message: str, extra: dict[str, Any] | None = None,
-                 oauth: str | None = None) -> None:
+                 oauth: str | None = None, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -30,6 +30,7 @@ class AuthError(Exception):
         self.extra = extra or {}
         # Some OAuth endpoints answer `{"error", "error_description"}` instead (GoTrue's OAuthError).
         self.oauth = oauth
+        self.headers = headers or {}
 
 
 def bad_request(code: str, message: str) -> AuthError:
@@ -70,11 +71,12 @@ def api_version(request: Request) -> str | None:
 
 def error_response(request: Request, err: AuthError) -> Response:
     version = api_version(request)
-    headers = {"x-sb-error-code": err.code}
+    headers = {**err.headers, "x-sb-error-code": err.code}
     if err.oauth:
         headers.pop("x-sb-error-code")
         body_oauth = {"error": err.oauth, "error_description": err.message}
-        return Response(orjson.dumps(body_oauth), status_code=err.status, media_type="application/json")
+        return Response(orjson.dumps(body_oauth), status_code=err.status, headers=headers,
+                        media_type="application/json")
     if version:
         headers[API_VERSION_HEADER] = version
         body: dict[str, Any] = {"code": err.code, "message": err.message}

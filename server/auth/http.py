@@ -2,6 +2,11 @@
 
 GoTrue decodes bodies into typed Go structs: malformed JSON and values of the wrong type both
 answer 400 `bad_json` ("Could not parse request body as JSON: ...").
+
+Bodies are bounded (GoTrue sets no bound of its own): the largest legitimate one, a sign-up or
+an admin update with both metadata objects at their bound, is under 20 KiB. A larger body is
+answered 413 as soon as its Content-Length or the bytes read so far exceed the bound, and the
+connection is closed rather than the rest read.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request
+
+MAX_BODY_BYTES = 128 * 1024
 
 
 def json_response(request: Request, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -58,8 +65,26 @@ class Body:
         return key in self.data
 
 
+def _too_large() -> AuthError:
+    return AuthError(413, "validation_failed", f"Request body too large: at most {MAX_BODY_BYTES} bytes",
+                     headers={"Connection": "close"})
+
+
+async def read_bounded(request: Request) -> bytes:
+    """The request body, refused (413) past MAX_BODY_BYTES before more of it is read."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and (len(declared) > 12 or int(declared) > MAX_BODY_BYTES):
+        raise _too_large()
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise _too_large()
+    return bytes(raw)
+
+
 async def read_body(request: Request, *, allow_empty: bool = False) -> Body:
-    raw = await request.body()
+    raw = await read_bounded(request)
     if not raw.strip():
         if allow_empty:
             return Body({})

@@ -1,6 +1,9 @@
 """The dev inbox at /inbox: an HTML page and a JSON API shaped like Mailpit's.
 
-GET /inbox                      HTML list (?email= filters by recipient)
+Only on a dev server without SMTP (server.auth.mail.inbox_enabled): anywhere else it does not
+exist, since whoever reads it can sign in as any address it holds mail for.
+
+GET /inbox, /inbox/             HTML list (?email= filters by recipient, ?limit= 1 to 500)
 GET /inbox/api/v1/messages      {"total", "messages": [...]} newest first (?email=, ?limit=)
 GET /inbox/api/v1/search        Mailpit's ?query=to:<address>
 GET /inbox/api/v1/message/{id}  one message with its Text and HTML
@@ -10,6 +13,7 @@ DELETE /inbox/api/v1/messages   empty the inbox
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import orjson
@@ -17,10 +21,14 @@ from psycopg.rows import dict_row
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 
+from server.auth.mail import inbox_enabled
 from server.auth.users import timestamp
 from server.context import AppContext
+
+MAX_LIMIT = 500
+_NUMBER = re.compile(r"[0-9]{1,18}")  # ASCII digits only, and within bigint
 
 _LIST = ("select id, created_at, recipient, subject, kind, otp, link, text_body, html_body from auth.dev_inbox"
          " where (%(email)s = '' or lower(recipient) = lower(%(email)s)) order by id desc limit %(limit)s")
@@ -40,46 +48,63 @@ def _json(body: Any, status: int = 200) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type="application/json")
 
 
-def inbox_app(ctx: AppContext) -> Starlette:
-    async def rows(email: str, limit: int) -> list[dict[str, Any]]:
-        async with ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+def _bad_limit() -> Response:
+    return _json({"error": f"limit must be an integer from 1 to {MAX_LIMIT}"}, 400)
+
+
+def _limit(request: Request) -> int | None:
+    """?limit= (default 50), or None when it is not an integer from 1 to MAX_LIMIT."""
+    raw = request.query_params.get("limit", "50")
+    return int(raw) if _NUMBER.fullmatch(raw) and 1 <= int(raw) <= MAX_LIMIT else None
+
+
+class Inbox:
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+
+    async def rows(self, email: str, limit: int) -> list[dict[str, Any]]:
+        async with self.ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             await cur.execute(_LIST, {"email": email, "limit": limit})
             return await cur.fetchall()
 
-    def limit_of(request: Request) -> int:
-        raw = request.query_params.get("limit", "50")
-        return max(1, min(500, int(raw))) if raw.isdigit() else 50
-
-    async def messages(request: Request) -> Response:
-        found = await rows(request.query_params.get("email", ""), limit_of(request))
+    async def messages(self, request: Request) -> Response:
+        limit = _limit(request)
+        if limit is None:
+            return _bad_limit()
+        found = await self.rows(request.query_params.get("email", ""), limit)
         return _json({"total": len(found), "messages": [_message(r, full=True) for r in found]})
 
-    async def search(request: Request) -> Response:
+    async def search(self, request: Request) -> Response:
+        limit = _limit(request)
+        if limit is None:
+            return _bad_limit()
         query = request.query_params.get("query", "")
         email = query.removeprefix("to:").strip().strip('"') if query.startswith("to:") else ""
-        found = await rows(email, limit_of(request))
+        found = await self.rows(email, limit)
         return _json({"total": len(found), "messages": [_message(r, full=True) for r in found]})
 
-    async def message(request: Request) -> Response:
+    async def message(self, request: Request) -> Response:
         raw = request.path_params["message_id"]
-        if not raw.isdigit():
+        if not _NUMBER.fullmatch(raw):
             return _json({"error": "message not found"}, 404)
-        async with ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self.ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             await cur.execute("select * from auth.dev_inbox where id = %s", [int(raw)])
             row = await cur.fetchone()
         if row is None:
             return _json({"error": "message not found"}, 404)
         return _json(_message(row, full=True))
 
-    async def clear(request: Request) -> Response:
-        async with ctx.admin_pool.connection() as conn:
+    async def clear(self, request: Request) -> Response:
+        async with self.ctx.admin_pool.connection() as conn:
             await conn.execute("delete from auth.dev_inbox")
             await conn.commit()
         return _json({})
 
-    async def page(request: Request) -> HTMLResponse:
-        email = request.query_params.get("email", "")
-        found = await rows(email, limit_of(request))
+    async def page(self, request: Request) -> Response:
+        limit = _limit(request)
+        if limit is None:
+            return _bad_limit()
+        found = await self.rows(request.query_params.get("email", ""), limit)
         items = "".join(
             f"<article><header><strong>{html.escape(r['subject'])}</strong> to {html.escape(r['recipient'])}"
             f" <small>{html.escape(timestamp(r['created_at']) or '')}</small></header>{r['html_body']}</article><hr>"
@@ -87,10 +112,24 @@ def inbox_app(ctx: AppContext) -> Starlette:
         return HTMLResponse(f"<!doctype html><html><head><meta charset='utf-8'><title>Inbox</title></head>"
                             f"<body><h1>Inbox</h1>{items}</body></html>")
 
+
+def inbox_routes(ctx: AppContext) -> list[BaseRoute]:
+    """The app's routes for /inbox and what lies under it: none unless on a dev server."""
+    if not inbox_enabled(ctx.settings):
+        return []
+    inbox = Inbox(ctx)
+    return [Route("/inbox", inbox.page), Mount("/inbox", app=_app(inbox))]
+
+
+def inbox_app(ctx: AppContext) -> Starlette:
+    return _app(Inbox(ctx))
+
+
+def _app(inbox: Inbox) -> Starlette:
     return Starlette(routes=[
-        Route("/", page),
-        Route("/api/v1/messages", messages, methods=["GET"]),
-        Route("/api/v1/messages", clear, methods=["DELETE"]),
-        Route("/api/v1/search", search),
-        Route("/api/v1/message/{message_id}", message),
+        Route("/", inbox.page),
+        Route("/api/v1/messages", inbox.messages, methods=["GET"]),
+        Route("/api/v1/messages", inbox.clear, methods=["DELETE"]),
+        Route("/api/v1/search", inbox.search),
+        Route("/api/v1/message/{message_id}", inbox.message),
     ])

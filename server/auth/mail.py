@@ -1,8 +1,12 @@
 """Auth mails (confirmation, recovery, magic link, email change, invite).
 
 Each mail carries a 6-digit code and a link to GET /auth/v1/verify; the user row keeps only
-the token hash (sha224 of email + code, as GoTrue stores it). Mails go to the dev inbox table
-(read at /inbox) or, when SUPALITE_SMTP_URL is set, to that SMTP server.
+the token hash (sha224 of email + code, as GoTrue stores it). Mails go to the SMTP server of
+SUPALITE_SMTP_URL when set; else, on a dev server only (the demo JWT secret, or --dev), to the
+dev inbox table read at /inbox. A server with neither cannot send mail: as Supabase's built-in
+mailer does for addresses it may not write to, every request that would mail answers 400
+`email_address_not_authorized` (before looking the address up: nothing about accounts leaks),
+and sign-ins that need no mail (password, anonymous, admin-created users) work as usual.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from urllib.parse import quote, unquote, urlencode, urlsplit
 import anyio
 from psycopg import AsyncConnection
 
+from server.auth.errors import bad_request
+from server.config import Settings
 from server.context import AppContext
 
 OTP_LENGTH = 6
@@ -30,6 +36,37 @@ _TEMPLATES = {
     "email_change": ("Confirm Email Change", "Confirm Change of Email", "Follow this link to confirm the update of your email:", "Change Email"),
     "invite": ("You have been invited", "You have been invited", "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite"),
 }
+
+
+def inbox_enabled(settings: Settings) -> bool:
+    """The dev inbox exists only on a dev server without SMTP: elsewhere anyone could read the
+    codes mailed to any address there, and sign in as its owner."""
+    return not settings.smtp_url and (settings.dev or settings.uses_demo_secret)
+
+
+def can_send(settings: Settings) -> bool:
+    return bool(settings.smtp_url) or inbox_enabled(settings)
+
+
+def require_delivery(ctx: AppContext, email: str) -> None:
+    """Refuse, before any lookup, a request that would mail `email` when no mail can be sent."""
+    if not can_send(ctx.settings):
+        raise bad_request("email_address_not_authorized",
+                          f'Email address "{email}" cannot be used as it is not authorized:'
+                          " this server has no SMTP server (SUPALITE_SMTP_URL) to send mail")
+
+
+def startup_line(settings: Settings) -> str:
+    """Where auth mails go, in one line for `supalite serve`."""
+    if settings.smtp_url:
+        parts = urlsplit(settings.smtp_url)  # printed without its credentials
+        port = f":{parts.port}" if parts.port else ""
+        return f"supalite: auth mails are sent through {parts.scheme}://{parts.hostname}{port}"
+    if inbox_enabled(settings):
+        return f"supalite: auth mails go to the dev inbox at {settings.api_url}/inbox"
+    confirmations = "" if settings.mailer_autoconfirm else " and sign-ups (GOTRUE_MAILER_AUTOCONFIRM=false)"
+    return ("supalite: no SMTP server (SUPALITE_SMTP_URL): auth mails cannot be sent; password recovery,"
+            f" magic links, e-mail changes{confirmations} answer 400 email_address_not_authorized")
 
 
 def new_otp() -> str:
@@ -71,6 +108,7 @@ def render(kind: str, otp: str, link: str) -> tuple[str, str, str]:
 
 async def send(ctx: AppContext, conn: AsyncConnection, *, to: str, kind: str, otp: str, link: str) -> None:
     """Deliver an auth mail (inside the caller's transaction, so a failed request sends nothing)."""
+    require_delivery(ctx, to)
     subject, text, body = render(kind, otp, link)
     if ctx.settings.smtp_url:
         await anyio.to_thread.run_sync(_smtp_send, ctx.settings.smtp_url, to, subject, text, body)

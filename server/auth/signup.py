@@ -9,7 +9,7 @@ from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.auth import mail, passwords
+from server.auth import mail, metadata, passwords
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, internal, unprocessable
 from server.auth.http import json_response, read_body
@@ -35,6 +35,7 @@ async def signup(svc: AuthService, request: Request) -> Response:
     email, phone = body.text("email"), body.text("phone")
     password = body.text("password")
     data = body.obj("data") or {}
+    metadata.check("user_metadata", data)
     if not email and not phone:
         svc.limiter.check("anonymous_users", request)
         return await _anonymous(svc, request, data)
@@ -48,6 +49,8 @@ async def signup(svc: AuthService, request: Request) -> Response:
     email = validate_email(email)
     ctx = svc.ctx
     autoconfirm = ctx.settings.mailer_autoconfirm
+    if not autoconfirm:
+        mail.require_delivery(ctx, email)
     redirect_to = mail.redirect_target(ctx, request.query_params.get("redirect_to"))
     existing = await in_transaction(ctx, lambda conn: user_by_email(conn, email))
     if existing is not None and existing["email_confirmed_at"] is not None:

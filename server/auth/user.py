@@ -9,7 +9,7 @@ from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.auth import mail, passwords
+from server.auth import mail, metadata, passwords
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import forbidden, unprocessable
@@ -43,6 +43,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
     password, email, data = body.opt_text("password"), body.text("email"), body.obj("data")
     if body.obj("app_metadata") is not None:
         raise forbidden("not_admin", "Updating app_metadata requires admin privileges")
+    metadata.check("user_metadata", data)
     if password is not None:
         passwords.check_strength(password)
     if email:
@@ -59,8 +60,10 @@ async def update_user(svc: AuthService, request: Request) -> Response:
         current = await load_caller(ctx, conn, claims, lock=True)
         user_id = current.user["id"]
         if data is not None:
+            merged = merge_metadata(current.user["raw_user_meta_data"], data)
+            metadata.check_merged("user_metadata", current.user["raw_user_meta_data"], merged)
             await conn.execute("update auth.users set raw_user_meta_data = %s, updated_at = now() where id = %s",
-                               [Jsonb(merge_metadata(current.user["raw_user_meta_data"], data)), user_id])
+                               [Jsonb(merged), user_id])
         if new_hash is not None:
             await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
                                [new_hash, user_id])

@@ -9,7 +9,7 @@ from psycopg import AsyncConnection, sql
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from server.auth import mail
+from server.auth import mail, metadata
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
 from server.auth.http import json_response, read_body
@@ -65,6 +65,7 @@ def _redirect(svc: AuthService, request: Request, body_value: str | None = None)
 async def recover(svc: AuthService, request: Request) -> Response:
     body = await read_body(request)
     email = validate_email(body.text("email"))
+    mail.require_delivery(svc.ctx, email)
     redirect_to = _redirect(svc, request)
 
     async def work(conn: AsyncConnection) -> None:
@@ -81,8 +82,10 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
     if body.text("phone"):
         raise unprocessable("phone_provider_disabled", "Unsupported phone provider")
     email = validate_email(body.text("email"))
+    mail.require_delivery(svc.ctx, email)
     create_user_flag = body.flag("create_user", create_default)
     data = body.obj("data") or {}
+    metadata.check("user_metadata", data)
     redirect_to = _redirect(svc, request, body.opt_text("redirect_to"))
 
     async def work(conn: AsyncConnection) -> None:
@@ -115,6 +118,7 @@ async def resend(svc: AuthService, request: Request) -> Response:
     if kind in ("sms", "phone_change"):
         raise bad_request("phone_provider_disabled", "Phone provider is disabled")
     email = validate_email(body.text("email"))
+    mail.require_delivery(svc.ctx, email)
     redirect_to = _redirect(svc, request)
 
     async def work(conn: AsyncConnection) -> None:
