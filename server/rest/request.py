@@ -31,6 +31,13 @@ AGGREGATES = {"count", "sum", "avg", "max", "min"}
 RESERVED = {"select", "order", "limit", "offset", "and", "or", "not.and", "not.or", "on_conflict", "columns"}
 IS_VALUES = {"null", "not_null", "true", "false", "unknown"}
 
+# Bounds on what a URL may nest, far beyond any real query: parsing recursion stays well
+# inside Python's stack, and the SQL inside PostgreSQL's max_stack_depth.
+MAX_NESTING = 32  # embeds in `select`, and()/or() in logic trees
+MAX_JSON_PATH = 64  # `->` / `->>` steps of one field
+MAX_BIGINT = 2**63 - 1  # limit, offset, Range and max-affected: PostgreSQL's bigint
+MAX_INT = 2**31 - 1  # a JSON array index (bound as int)
+
 Path = tuple[str, ...]
 
 
@@ -169,6 +176,19 @@ class ApiRequest:
 # -- small lexical helpers ----------------------------------------------------------------
 
 _NAME_RE = re.compile(r'(?:[^\s,:()!.>"*\-]|-(?!>))+')
+_INDEX_RE = re.compile(r"-?[0-9]+(?![\w$])")
+
+
+def bounded_int(digits: str, maximum: int) -> int | None:
+    """ASCII digits as an int in [0, maximum], else None (checked before converting, so a
+    thousand-digit number costs nothing and never meets Python's int-conversion limit)."""
+    if not digits.isascii() or not digits.isdigit():
+        return None
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > len(str(maximum)):
+        return None
+    value = int(digits)
+    return value if value <= maximum else None
 
 
 class _Cursor:
@@ -196,6 +216,10 @@ class _Cursor:
         found = f'unexpected "{rest[0]}"' if rest else "unexpected end of input"
         return errors.ApiError(400, "PGRST100", f'"failed to parse {self.where} ({self.text})" (line 1, column {self.pos + 1})',
                                f"{found} expecting {expected}")
+
+    def too_deep(self, what: str) -> errors.ApiError:
+        return errors.ApiError(400, "PGRST100", f'"failed to parse {self.where} ({self.text})" (line 1, column {self.pos + 1})',
+                               f"{what} are not accepted")
 
     def skip_spaces(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos] == " ":
@@ -230,9 +254,13 @@ class _Cursor:
     def json_path(self) -> tuple[JsonOp, ...]:
         ops: list[JsonOp] = []
         while self.peek("->"):
+            if len(ops) == MAX_JSON_PATH:
+                raise self.too_deep(f"JSON paths longer than {MAX_JSON_PATH} steps")
             arrow = "->>" if self.eat("->>") else ("->" if self.eat("->") else "")
-            m = re.compile(r"-?\d+(?![\w$])").match(self.text, self.pos)
+            m = _INDEX_RE.match(self.text, self.pos)
             if m:
+                if bounded_int(m.group(0).lstrip("-"), MAX_INT) is None:
+                    raise self.fail("array index within the int range")
                 self.pos = m.end()
                 ops.append(JsonOp(arrow, m.group(0), True))
             else:
@@ -247,16 +275,16 @@ class _Cursor:
 
 def parse_select(text: str) -> list[SelectItem]:
     cur = _Cursor(text, "select")
-    items = _select_items(cur)
+    items = _select_items(cur, 0)
     if not cur.done():
         raise cur.fail('"," or end of input')
     return items
 
 
-def _select_items(cur: _Cursor) -> list[SelectItem]:
+def _select_items(cur: _Cursor, depth: int) -> list[SelectItem]:
     items: list[SelectItem] = []
     while True:
-        items.append(_select_item(cur))
+        items.append(_select_item(cur, depth))
         cur.skip_spaces()
         if not cur.eat(","):
             return items
@@ -275,7 +303,7 @@ def _cast(cur: _Cursor) -> str | None:
     return m.group(0).strip()
 
 
-def _select_item(cur: _Cursor) -> SelectItem:
+def _select_item(cur: _Cursor, depth: int) -> SelectItem:
     cur.skip_spaces()
     spread = cur.eat("...")
     if not spread and cur.eat("*"):
@@ -298,8 +326,10 @@ def _select_item(cur: _Cursor) -> SelectItem:
                 embed.hint = hint
         if not cur.eat("("):
             raise cur.fail('"("')
+        if depth == MAX_NESTING:
+            raise cur.too_deep(f"embeds nested more than {MAX_NESTING} levels deep")
         cur.skip_spaces()
-        embed.items = [] if cur.peek(")") else _select_items(cur)
+        embed.items = [] if cur.peek(")") else _select_items(cur, depth + 1)
         if not cur.eat(")"):
             raise cur.fail('")"')
         return embed
@@ -414,8 +444,11 @@ def split_top(text: str, strip_quotes: bool = False) -> list[str]:
     return parts
 
 
-def parse_logic(op: str, negate: bool, value: str, key: str) -> Logic:
+def parse_logic(op: str, negate: bool, value: str, key: str, depth: int = 1) -> Logic:
     """`(a.eq.1,or(b.gt.2,c.is.null))` -> Logic tree."""
+    if depth > MAX_NESTING:
+        raise errors.ApiError(400, "PGRST100", f'"failed to parse logic tree ({value})" (line 1, column 1)',
+                              f"and()/or() nested more than {MAX_NESTING} levels deep are not accepted")
     text = value.strip()
     if not (text.startswith("(") and text.endswith(")")):
         raise errors.ApiError(400, "PGRST100", f'"failed to parse logic tree ({value})" (line 1, column 1)',
@@ -425,7 +458,7 @@ def parse_logic(op: str, negate: bool, value: str, key: str) -> Logic:
         part = part.strip()
         m = re.match(r"(not\.)?(and|or)\(", part)
         if m:
-            children.append(parse_logic(m.group(2), bool(m.group(1)), part[m.end() - 1:], key))
+            children.append(parse_logic(m.group(2), bool(m.group(1)), part[m.end() - 1:], key, depth + 1))
             continue
         cur = _Cursor(part, "logic tree")
         try:
@@ -485,10 +518,14 @@ def _split_key(key: str) -> tuple[Path, str, str]:
 
 
 def _nonneg_int(value: str, what: str) -> int:
-    if not re.fullmatch(r"\d+", value.strip()):
+    if not re.fullmatch(r"\d+", value.strip(), re.ASCII):
         raise errors.ApiError(400, "PGRST100", f'"failed to parse {what} parameter ({value})" (line 1, column 1)',
                               'unexpected "' + value[:1] + '" expecting digit' if value else "unexpected end of input expecting digit")
-    return int(value)
+    number = bounded_int(value.strip(), MAX_BIGINT)
+    if number is None:
+        raise errors.ApiError(400, "PGRST100", f'"failed to parse {what} parameter ({value})" (line 1, column 1)',
+                              f"{what} must be at most {MAX_BIGINT}")
+    return number
 
 
 def parse_query(query_string: str, is_rpc_read: bool = False) -> QueryParams:
@@ -546,8 +583,8 @@ def parse_prefer(values: list[str]) -> Prefer:
                 continue
             key, _, val = token.partition("=")
             key, val = key.strip(), val.strip().strip('"')
-            if key == "max-affected" and val.isdigit():
-                prefer.max_affected = int(val)
+            if key == "max-affected" and bounded_int(val, MAX_BIGINT) is not None:
+                prefer.max_affected = bounded_int(val, MAX_BIGINT)
             elif key in ("timezone",):
                 continue
             elif key in _PREFER_VALUES and val in _PREFER_VALUES[key]:
@@ -602,11 +639,13 @@ def parse_accept(header: str | None, plan_enabled: bool) -> MediaType:
 def parse_range(header: str | None) -> tuple[int, int | None] | None:
     if not header:
         return None
-    m = re.fullmatch(r"\s*(?:items=)?(\d+)-(\d*)\s*", header)
+    m = re.fullmatch(r"\s*(?:items=)?(\d+)-(\d*)\s*", header, re.ASCII)
     if not m:
         return None
-    lower = int(m.group(1))
-    upper = int(m.group(2)) if m.group(2) else None
+    lower = bounded_int(m.group(1), MAX_BIGINT)
+    upper = bounded_int(m.group(2), MAX_BIGINT) if m.group(2) else None
+    if lower is None or (m.group(2) and upper is None):
+        raise errors.invalid_range(f"The Range header's bounds must be at most {MAX_BIGINT}.")
     if upper is not None and upper < lower:
         raise errors.invalid_range("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
     return lower, (upper - lower + 1) if upper is not None else None
@@ -627,8 +666,10 @@ def parse_csv_body(body: bytes) -> list[dict[str, Any]]:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise errors.invalid_body("Invalid CSV: not UTF-8") from None
-    reader = csv.reader(io.StringIO(text))
-    rows = list(reader)
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:  # e.g. a field over csv's 128 KiB field limit
+        raise errors.invalid_body(f"Invalid CSV: {exc}") from None
     if not rows:
         return []
     header = rows[0]
