@@ -8,18 +8,82 @@ on who asks, so the composed statement (with its bound values already encoded) i
 (role, method, path, query string, headers that shape the answer). The role is in the key
 as a guard only: the statement still runs under the caller's role and claims, and RLS in
 PostgreSQL decides what it returns. The cache is emptied whenever the schema cache reloads.
+
+Every cache is bounded in entries and in bytes (an estimate of what an entry holds), since
+tokens, URLs and headers come from callers: the oldest entries go first, and an entry too
+large for its cache is not kept at all (the request is simply served uncached).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Hashable, Mapping
 
 import orjson
 
 from server.rest.flight import Statement
 from server.rest.request import MediaType
+
+# Rough cost in bytes of an entry's Python objects besides its strings (dicts, tuples, ...).
+ENTRY_OVERHEAD = 1024
+
+
+class BoundedStore:
+    """A dict bounded in entries and in bytes; the oldest entries are dropped first.
+
+    `get` is a plain dict lookup (the hot path); sizes are only looked at on `put`.
+    """
+
+    def __init__(self, max_entries: int, max_bytes: int, on_drop: Callable[[Hashable], None] | None = None) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.max_entry_bytes = max_bytes // 16
+        self.entries: dict[Hashable, Any] = {}
+        self._sizes: dict[Hashable, int] = {}
+        self.bytes = 0
+        self._on_drop = on_drop
+
+    def put(self, key: Hashable, entry: Any, size: int) -> bool:
+        """Keep `entry` (False when it alone is too large to be worth keeping)."""
+        if size > self.max_entry_bytes:
+            return False
+        self.pop(key)
+        while self.entries and (len(self.entries) >= self.max_entries or self.bytes + size > self.max_bytes):
+            self.pop(next(iter(self.entries)))
+        self.entries[key] = entry
+        self._sizes[key] = size
+        self.bytes += size
+        return True
+
+    def pop(self, key: Hashable) -> None:
+        if key in self.entries:
+            del self.entries[key]
+            self.bytes -= self._sizes.pop(key)
+            if self._on_drop is not None:
+                self._on_drop(key)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self._sizes.clear()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def key_size(key: Hashable) -> int:
+    """Bytes held by a cache key: a tuple of strings (and None), or a string."""
+    if isinstance(key, str):
+        return len(key)
+    if isinstance(key, tuple):
+        return sum(key_size(k) for k in key) + 8 * len(key)
+    return 16
+
+
+def values_size(values: list[bytes | None]) -> int:
+    return sum(len(v) + 40 for v in values if v is not None)
+
 
 # Headers a read's statement or answer depends on (besides the path and query string).
 READ_KEY_HEADERS = ("accept", "prefer", "range", "range-unit", "accept-profile")
@@ -34,14 +98,14 @@ class VerifiedToken:
 
 
 class TokenCache:
-    """Verified tokens by their string, dropped at `exp`; bounded (emptied when full)."""
+    """Verified tokens by their string, dropped at `exp`; bounded in entries and bytes."""
 
     def __init__(self, verify: Callable[[str], dict[str, Any]], max_size: int = 4096,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, max_bytes: int = 4 * 1024 * 1024) -> None:
         self._verify = verify
-        self._max = max_size
         self._clock = clock
-        self._tokens: dict[str, VerifiedToken] = {}
+        self._store = BoundedStore(max_size, max_bytes)
+        self._tokens = self._store.entries
 
     def get(self, token: str) -> VerifiedToken:
         """The verified claims of `token`; raises whatever `verify` raises on a bad token."""
@@ -50,13 +114,16 @@ class TokenCache:
             return hit
         claims = self._verify(token)
         found = verified(claims)
-        if len(self._tokens) >= self._max:
-            self._tokens.clear()
-        self._tokens[token] = found
+        # the token string, the claims' JSON and their dict (about twice the JSON)
+        self._store.put(token, found, len(token) + 3 * len(found.claims_json) + ENTRY_OVERHEAD)
         return found
 
+    @property
+    def bytes(self) -> int:
+        return self._store.bytes
+
     def __len__(self) -> int:
-        return len(self._tokens)
+        return len(self._store)
 
 
 def verified(claims: Mapping[str, Any]) -> VerifiedToken:
@@ -88,25 +155,28 @@ def read_key(role: str, path: str, query: str, headers: Mapping[str, str]) -> Ha
 
 
 class PlanCache:
-    """Composed read statements; bounded (emptied when full), emptied on schema reload."""
+    """Composed read statements; bounded in entries and bytes, emptied on schema reload."""
 
-    def __init__(self, max_size: int = 2048) -> None:
-        self._max = max_size
-        self._entries: dict[Hashable, CachedRead] = {}
+    def __init__(self, max_size: int = 2048, max_bytes: int = 8 * 1024 * 1024) -> None:
+        self._store = BoundedStore(max_size, max_bytes)
+        self._entries = self._store.entries
 
     def get(self, key: Hashable) -> CachedRead | None:
         return self._entries.get(key)
 
     def put(self, key: Hashable, entry: CachedRead) -> None:
-        if len(self._entries) >= self._max:
-            self._entries.clear()
-        self._entries[key] = entry
+        size = key_size(key) + len(entry.statement.text) + values_size(entry.values) + ENTRY_OVERHEAD
+        self._store.put(key, entry, size)
 
     def clear(self) -> None:
-        self._entries.clear()
+        self._store.clear()
+
+    @property
+    def bytes(self) -> int:
+        return self._store.bytes
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._store)
 
 
 # -- writes and calls -------------------------------------------------------------------------
@@ -153,12 +223,13 @@ class CachedCall:
 
 
 class CallCache:
-    """Planned writes and RPCs, by key and body shape; bounded, emptied on schema reload."""
+    """Planned writes and RPCs, by key and body shape; bounded in entries and bytes, emptied
+    on schema reload. The stored values never hold a request's body (its slot is blanked)."""
 
-    def __init__(self, max_size: int = 2048) -> None:
-        self._max = max_size
-        self._entries: dict[tuple[Hashable, Hashable], CachedCall] = {}
-        self._keys: set[Hashable] = set()
+    def __init__(self, max_size: int = 2048, max_bytes: int = 8 * 1024 * 1024) -> None:
+        self._store = BoundedStore(max_size, max_bytes, self._dropped)
+        self._entries = self._store.entries
+        self._keys: dict[Hashable, int] = {}  # key -> how many shapes are planned for it
 
     def knows(self, key: Hashable) -> bool:
         """A request with this key was planned before (so its body may be parsed first)."""
@@ -168,14 +239,29 @@ class CallCache:
         return self._entries.get((key, shape))
 
     def put(self, key: Hashable, shape: Hashable, entry: CachedCall) -> None:
-        if len(self._entries) >= self._max:
-            self.clear()
-        self._entries[(key, shape)] = entry
-        self._keys.add(key)
+        if entry.body_slot >= 0 and entry.values[entry.body_slot] is not None:
+            values = list(entry.values)
+            values[entry.body_slot] = None  # filled from each request's body
+            entry = replace(entry, values=values)
+        size = key_size(key) + key_size(shape) + len(entry.statement.text) + values_size(entry.values) + ENTRY_OVERHEAD
+        if self._store.put((key, shape), entry, size):
+            self._keys[key] = self._keys.get(key, 0) + 1
+
+    def _dropped(self, full_key: Hashable) -> None:
+        key = full_key[0]  # type: ignore[index]
+        left = self._keys.get(key, 0) - 1
+        if left > 0:
+            self._keys[key] = left
+        else:
+            self._keys.pop(key, None)
 
     def clear(self) -> None:
-        self._entries.clear()
+        self._store.clear()
         self._keys.clear()
 
+    @property
+    def bytes(self) -> int:
+        return self._store.bytes
+
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._store)

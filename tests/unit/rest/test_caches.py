@@ -127,3 +127,59 @@ def test_call_cache_keys_and_shapes() -> None:
     assert cache.knows(key) and cache.get(key, ("o", ("body",))) is entry and cache.get(key, NO_BODY) is None
     cache.clear()
     assert not cache.knows(key) and len(cache) == 0
+
+
+# -- byte budgets: callers choose tokens, URLs and headers --------------------------------
+
+def test_token_cache_is_bounded_in_bytes_oldest_first(keys: JwtKeys) -> None:
+    seen, verify = counting(keys)
+    cache = TokenCache(verify, max_bytes=256 * 1024)
+    tokens = [keys.sign({"sub": f"u{i}", "role": "authenticated", "pad": "x" * 2000, "exp": 4_000_000_000})
+              for i in range(200)]
+    for t in tokens:
+        cache.get(t)
+    assert cache.bytes <= 256 * 1024 and 0 < len(cache) < 200
+    seen.clear()
+    cache.get(tokens[-1])  # the newest are kept
+    cache.get(tokens[0])  # the oldest went first
+    assert seen == [tokens[0]]
+
+
+def test_token_too_large_for_the_cache_is_verified_each_time(keys: JwtKeys) -> None:
+    seen, verify = counting(keys)
+    cache = TokenCache(verify, max_bytes=64 * 1024)
+    token = keys.sign({"sub": "u", "pad": "x" * 20_000, "exp": 4_000_000_000})
+    assert cache.get(token).claims["sub"] == cache.get(token).claims["sub"] == "u"
+    assert len(seen) == 2 and len(cache) == 0 and cache.bytes == 0
+
+
+def big_entry(size: int) -> CachedRead:
+    stmt = flight.to_statement(b"select %(p0)s", prepare=True)
+    return CachedRead("public", stmt, stmt.bind({"p0": "v" * size}), parse_accept(None, False), 0, ())
+
+
+def test_plan_cache_is_bounded_in_bytes() -> None:
+    cache = PlanCache(max_bytes=1024 * 1024)
+    for i in range(300):
+        cache.put(("anon", "/t", "q" * 10_000 + str(i)), big_entry(10_000))
+    assert cache.bytes <= 1024 * 1024 and 0 < len(cache) < 300
+    assert cache.get(("anon", "/t", "q" * 10_000 + "299")) is not None
+    assert cache.get(("anon", "/t", "q" * 10_000 + "0")) is None
+    cache.put("huge", big_entry(200_000))  # more than a sixteenth of the budget: not kept
+    assert cache.get("huge") is None
+    cache.clear()
+    assert cache.bytes == 0 and len(cache) == 0
+
+
+def test_call_cache_is_bounded_in_bytes_and_never_holds_a_body() -> None:
+    from server.rest.caches import CachedCall, CallCache
+
+    stmt = flight.to_statement(b"insert into t select * from json_populate_recordset(null::t, %(body)s)", prepare=True)
+    cache = CallCache(max_bytes=512 * 1024)
+    for i in range(200):
+        values = stmt.bind({"body": "b" * 50_000})
+        cache.put(("k", "q" * 5_000 + str(i)), ("o", ("a",)), CachedCall("public", stmt, values, 0, "raw", False, None, lambda r: r))
+    assert cache.bytes <= 512 * 1024 and 0 < len(cache) < 200
+    newest = cache.get(("k", "q" * 5_000 + "199"), ("o", ("a",)))
+    assert newest is not None and newest.values[0] is None  # filled from each request's body
+    assert cache.knows(("k", "q" * 5_000 + "199")) and not cache.knows(("k", "q" * 5_000 + "0"))
