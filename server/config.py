@@ -68,6 +68,7 @@ SETTINGS: dict[str, Setting] = {
     "db_aggregates_enabled": Setting("PGRST_DB_AGGREGATES_ENABLED", "true", "Allow count(), sum()... in REST select"),
     "db_plan_enabled": Setting("PGRST_DB_PLAN_ENABLED", "false", "Allow Accept: application/vnd.pgrst.plan (explain)"),
     "db_tx_end": Setting("PGRST_DB_TX_END", "commit-allow-override", "commit, commit-allow-override, rollback, rollback-allow-override"),
+    "rest_max_body_bytes": Setting("SUPALITE_REST_MAX_BODY_BYTES", "10485760", "Largest /rest/v1 request body in bytes (10 MiB); larger: 413"),
     "site_url": Setting("GOTRUE_SITE_URL", "", "Where auth mails send users back to. Default: the public URL"),
     "mailer_autoconfirm": Setting("GOTRUE_MAILER_AUTOCONFIRM", "true", "Sign-ups are confirmed without a mail"),
     "max_sessions_per_user": Setting("SUPALITE_AUTH_MAX_SESSIONS", "0", "Live sessions a user may hold (0: unlimited)"),
@@ -88,7 +89,7 @@ _PARSERS = {
     "db_pool_size": int, "migrate_on_start": _bool, "db_schemas": _csv,
     "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_plan_enabled": _bool,
     "mailer_autoconfirm": _bool, "max_sessions_per_user": int, "rate_limits_enabled": _bool,
-    "file_size_limit": int,
+    "file_size_limit": int, "rest_max_body_bytes": int,
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
@@ -121,6 +122,7 @@ class Settings:
     db_aggregates_enabled: bool = True
     db_plan_enabled: bool = False
     db_tx_end: str = "commit-allow-override"
+    rest_max_body_bytes: int = 10485760
     site_url: str = ""
     mailer_autoconfirm: bool = True
     max_sessions_per_user: int = 0

@@ -43,6 +43,16 @@ def invalid_body(message: str) -> ApiError:
     return ApiError(400, "PGRST102", message)
 
 
+def payload_too_large(limit: int) -> ApiError:
+    """A body over the server's bound. PostgREST has no such error (it leaves the bound to a
+    proxy), so no PGRST1xx code is taken: PGRST413 names the HTTP status and cannot collide
+    with PostgREST's numbering. The connection stays open: the HTTP server discards the rest
+    of the body as it arrives, and the client reads its 413 instead of a reset connection."""
+    return ApiError(413, "PGRST413", "Payload too large",
+                    f"The request body is larger than the {limit} bytes this server accepts",
+                    "Send the rows in several smaller requests")
+
+
 def invalid_range(details: str) -> ApiError:
     return ApiError(416, "PGRST103", "Requested range not satisfiable", details)
 

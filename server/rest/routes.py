@@ -21,12 +21,13 @@ from server.db.context import RequestContext
 from server.db.health import DatabaseUnavailable, is_unavailable
 from server.db.pool import ACQUIRE_TIMEOUT
 from server.rest import errors, flight, openapi, plan
+from server.rest.body import dump as dump_body, parse as parse_body, read_body
 from server.rest.pool import RestPool
 from server.rest.caches import (ANONYMOUS, NO_BODY, CachedCall, CachedRead, CallCache, PlanCache, TokenCache,
-                                VerifiedToken, body_shape, call_key, read_key)
+                                VerifiedToken, call_key, read_key)
 from server.rest import sql as q
-from server.rest.request import (ApiRequest, ColumnItem, Field, MediaType, parse_accept, parse_csv_body,
-                                 parse_form_body, parse_json_body, parse_prefer, parse_query, parse_range)
+from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, Field, MediaType, parse_accept, parse_prefer,
+                                 parse_query, parse_range)
 from server.rest.response import CORS_HEADERS, content_range, guc_overrides, range_status, shape_body
 from server.rest.schema_cache import SchemaCache, SchemaCacheHolder, Table
 
@@ -74,6 +75,7 @@ class RestService:
             for s in self.schemas
         }
         self.pool = RestPool(ctx.api_pool.conninfo, ctx.settings.db_pool_size, ACQUIRE_TIMEOUT, ctx.health)
+        self.max_body = ctx.settings.rest_max_body_bytes
         self.tokens = TokenCache(self._verify)
         self.reads = PlanCache()
         self.calls = CallCache()
@@ -109,19 +111,15 @@ class RestService:
                 "access-control-max-age": "86400",
             })
         else:
-            body = b""
-            if method not in ("GET", "HEAD", "DELETE"):
-                more = True
-                chunks = []
-                while more:
-                    message = await receive()
-                    chunks.append(message.get("body", b""))
-                    more = message.get("more_body", False)
-                body = b"".join(chunks)
             path = scope["path"][len(scope.get("root_path", "")):]
             query = scope.get("query_string", b"").decode("latin-1")
             try:
-                answer = await self.handle(method, path, query, headers, body)
+                # who asks is known before any of the body is read (an invalid token costs no upload)
+                token = self._token(headers)
+                body = b""
+                if method not in ("GET", "HEAD", "DELETE"):
+                    body = await read_body(receive, headers, self.max_body)
+                answer = await self.handle(method, path, query, headers, body, token)
             except errors.ApiError as err:
                 answer = Answer(err.status, err.body(), {"content-type": "application/json; charset=utf-8", **err.headers})
             except Exception as exc:  # never a traceback to the client
@@ -140,8 +138,8 @@ class RestService:
 
     # -- pipeline ---------------------------------------------------------------------------
 
-    async def handle(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> Answer:
-        token = self._token(headers)
+    async def handle(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes,
+                     token: VerifiedToken) -> Answer:
         role = token.role
         if method == "GET" or method == "HEAD":
             hit = self.reads.get(read_key(role, path, query, headers))
@@ -183,8 +181,7 @@ class RestService:
         if method in ("POST", "PATCH", "PUT"):
             if not body.strip():
                 return None
-            payload = self._payload(headers, body)
-            shape = body_shape(payload)
+            payload, shape = await parse_body(headers, body)
             if shape is None:
                 return None
         else:
@@ -195,7 +192,7 @@ class RestService:
         values = hit.values
         if hit.body_slot >= 0:
             values = list(values)
-            values[hit.body_slot] = bytes(body) if hit.body_mode == "raw" else orjson.dumps(payload)
+            values[hit.body_slot] = bytes(body) if hit.body_mode == "raw" else dump_body(payload).encode()
         ctx = RequestContext(token.role, token.claims, method, "/" + path.lstrip("/"), headers)
         row = await self._run(ctx, hit.schema, hit.statement, values, read_only=hit.read_only, check=hit.check)
         return hit.respond(row)
@@ -274,7 +271,7 @@ class RestService:
             limit = qp.limit.get(())
             if rng is not None:
                 r_off, r_lim = rng
-                offset = max(offset, r_off) if () not in qp.offset else offset + r_off
+                offset = max(offset, r_off) if () not in qp.offset else min(offset + r_off, MAX_BIGINT)
                 limit = r_lim if limit is None else (min(limit, r_lim) if r_lim is not None else limit)
             limit = self._max_rows(limit)
             source = q.table_source(table, node.alias)
@@ -306,16 +303,6 @@ class RestService:
                                       "content-range": content_range(offset, page_total, total)})
         return self._finish(answer, h_guc, s_guc, list(applied))
 
-    def _payload(self, headers: dict[str, str], body: bytes) -> Any:
-        ctype = headers.get("content-type", "application/json").split(";")[0].strip().lower()
-        if ctype == "text/csv":
-            return parse_csv_body(body)
-        if ctype == "application/x-www-form-urlencoded":
-            return parse_form_body(body)
-        if ctype in ("application/json", "", "application/vnd.pgrst.object+json", "application/vnd.pgrst.array+json"):
-            return parse_json_body(body)
-        raise errors.media_type_error([ctype])
-
     async def _write(self, ctx: RequestContext, schema: str, table: Table, method: str, qp, prefer, media: MediaType,
                      headers: dict[str, str], body: bytes, aliases: plan.Aliases, params: q.Params,
                      applied: list[str], rollback: bool, ckey: Hashable) -> Answer:
@@ -327,9 +314,9 @@ class RestService:
         payload: Any = None
         text: str | None = None
         body_mode: str | None = None
+        shape: Hashable | None = NO_BODY
         if method != "DELETE":
-            payload = self._payload(headers, body)
-        shape = NO_BODY if method == "DELETE" else body_shape(payload)
+            payload, shape = await parse_body(headers, body)
         if method in ("POST", "PUT"):
             if payload is None or (not isinstance(payload, (dict, list))):
                 raise errors.invalid_body("Empty or invalid json")
@@ -355,7 +342,7 @@ class RestService:
                 applied.append("missing=default")
             from_json = headers.get("content-type", "application/json").startswith(("application/json", "application/vnd.pgrst"))
             body_mode = "raw" if from_json and body.strip() else "dump"
-            text = body.decode("utf-8") if body_mode == "raw" else orjson.dumps(payload).decode()
+            text = body.decode("utf-8") if body_mode == "raw" else dump_body(payload)
             if not columns:
                 shape = None  # planned from the body's text ({} is DEFAULT VALUES)
             stmt = q.insert_sql(table, node.alias, columns, text, params, prefer.missing == "default", on_conflict,
@@ -371,7 +358,7 @@ class RestService:
                 return self._finish(Answer(204 if not returning else 200, b"[]" if returning else b"",
                                            {"content-range": "*/*", **({"content-type": media.content_type} if returning else {})}),
                                     None, None, applied)
-            text, body_mode = orjson.dumps(payload).decode(), "dump"
+            text, body_mode = dump_body(payload), "dump"
             stmt = q.update_sql(table, node, columns, text, params, returning=True)
             status = 200
         else:
@@ -454,18 +441,17 @@ class RestService:
         if read:
             args = {k: (v[0] if len(v) == 1 else v) for k, v in qp.rpc_args.items()}
         else:
-            payload = self._payload(headers, body) if body.strip() else {}
-            shape = body_shape(payload) if body.strip() else None
+            payload, shape = await parse_body(headers, body) if body.strip() else ({}, None)
             if isinstance(payload, list) and qp.columns is None:
                 args = {}
-                single_json = body.decode()
+                single_json = body.decode("utf-8", "replace")
             elif not isinstance(payload, dict):
                 args = {}
-                single_json = body.decode()
+                single_json = body.decode("utf-8", "replace")
             else:
                 args = payload
                 if prefer.params == "single-object":
-                    single_json = body.decode() or "{}"
+                    single_json = body.decode("utf-8", "replace") or "{}"
         arg_names = list(args.keys()) if single_json is None else []
         if single_json is not None and prefer.params != "single-object":
             fn = plan.find_function(self.cache, schema, name, [], single_json=True)
@@ -481,9 +467,9 @@ class RestService:
                     raise first_error from None
                 if not (len(fn.params) == 1 and fn.params[0].name == ""):
                     raise first_error from None
-                single_json = body.decode() or "{}"
+                single_json = body.decode("utf-8", "replace") or "{}"
             if single_json is None and len(fn.params) == 1 and fn.params[0].name == "" and fn.params[0].type in ("json", "jsonb") and not read:
-                single_json = body.decode() or "{}"
+                single_json = body.decode("utf-8", "replace") or "{}"
         if single_json is not None:
             arg_names = []
             shape = None  # the body is the single argument: not planned by shape
@@ -499,7 +485,7 @@ class RestService:
         scalar = fn.returns_table is None and not fn.returns_composite
         if scalar and len(fn.out_columns) == 1 and not fn.returns_set:
             scalar = True
-        args_text = orjson.dumps(args).decode() if arg_names else None
+        args_text = dump_body(args) if arg_names else None
         source, ctes = q.call_source(fn, alias, arg_names, args_text,
                                      single_json if single_json is not None and fn.params else None, params)
         offset = qp.offset.get((), 0)
