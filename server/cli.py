@@ -163,13 +163,14 @@ def _running_db_url(settings: Settings) -> str | None:
 
 def cmd_keys(settings: Settings, args: argparse.Namespace) -> int:
     from server.auth.jwt import anon_key, service_role_key
+    from server.auth.mail import inbox_enabled
 
     db_url = _running_db_url(settings) or "(not running: start with `supalite serve`)"
     rows = [
         ("API URL", settings.api_url),
         ("REST URL", f"{settings.api_url}/rest/v1"),
         ("DB URL", db_url),
-        ("Inbucket URL", f"{settings.api_url}/inbox"),
+        ("Inbucket URL", f"{settings.api_url}/inbox" if inbox_enabled(settings) else "(none: mail goes through SMTP)"),
         ("JWT secret", settings.jwt_secret),
         ("anon key", anon_key(settings)),
         ("service_role key", service_role_key(settings)),

@@ -73,7 +73,7 @@ SETTINGS: dict[str, Setting] = {
     "mailer_autoconfirm": Setting("GOTRUE_MAILER_AUTOCONFIRM", "true", "Sign-ups are confirmed without a mail"),
     "max_sessions_per_user": Setting("SUPALITE_AUTH_MAX_SESSIONS", "0", "Live sessions a user may hold (0: unlimited)"),
     "rate_limits_enabled": Setting("SUPALITE_RATE_LIMITS", "true", "Apply GoTrue-style rate limits"),
-    "smtp_url": Setting("SUPALITE_SMTP_URL", "", "smtp://user:pass@host:port to send mail; empty: dev inbox at /inbox"),
+    "smtp_url": Setting("SUPALITE_SMTP_URL", "", "smtp://user:pass@host:port to send mail; empty: the dev inbox at /inbox on a dev server, no mail otherwise"),
     "storage_backend": Setting("STORAGE_BACKEND", "file", "file or s3"),
     "storage_s3_endpoint": Setting("STORAGE_S3_ENDPOINT", "", "S3/MinIO endpoint URL"),
     "storage_s3_bucket": Setting("STORAGE_S3_BUCKET", "supalite", "S3 bucket holding every object"),
