@@ -1,10 +1,12 @@
 """postgres_changes: read the change log, check each change against the subscribers of
-this process in the database (RLS, batched), push it to those allowed to see it.
+this process in the database (RLS on the logged row, batched), push it to those allowed to
+see it.
 
-The cursor is (xid, id): the reader takes only rows of transactions older than the oldest
-transaction still running (pg_snapshot_xmin), in (xid, id) order. No row can appear below
-that point later, so a change is never skipped, even when it committed while the listener
-was reconnecting, and never read twice by the same process.
+The log's ids follow commit order (see platform_schema/0310_realtime_commit_order.sql): a
+reader that sees a change already sees every committed change below it, so the cursor is the
+last id read. A change is never skipped, even when it committed while the listener was
+reconnecting or while other transactions stayed open, and never read twice by the same
+process.
 """
 
 from __future__ import annotations
@@ -30,20 +32,16 @@ log = logging.getLogger("supalite.realtime")
 BATCH = 500
 POLL_EVERY_S = 1.0  # a safety net: NOTIFY normally wakes the reader at once
 
-_XMIN_SQL = "select pg_snapshot_xmin(pg_current_snapshot())::text"
+LAST_ID_SQL = "select coalesce(max(id), 0) from realtime.changes"
 _POLL_SQL = """
-select s.xmin::text, c.id, c.xid::text, c.entity::bigint, c.schema_name, c.table_name, c.action,
-       c.record::text, c.old_record::text,
+select c.id, c.entity::bigint, c.schema_name, c.table_name, c.action, c.record::text, c.old_record::text,
        to_char(c.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-from (select pg_snapshot_xmin(pg_current_snapshot()) as xmin) s
-left join lateral (
-  select * from realtime.changes c
-  where (c.xid, c.id) > (%s::xid8, %s) and c.xid < s.xmin
-  order by c.xid, c.id
-  limit %s
-) c on true
+from realtime.changes c
+where c.id > %s
+order by c.id
+limit %s
 """
-_CHECK_SQL = "select k, role_name, ids, cols::text, denied, rls, pk from realtime.check_changes(%s::jsonb)"
+_CHECK_SQL = "select k, role_name, ids, cols::text, err, rls, pk from realtime.check_changes(%s::jsonb)"
 
 
 @dataclass(eq=False)
@@ -56,9 +54,10 @@ class PgBinding:
     event: str
     filters: list[flt.Filter]
     db_ids: dict[int, int] = field(default_factory=dict)  # realtime.subscription id -> table oid
+    since: int = 0  # the last change id committed before the subscription: older ones are not its own
 
-    def wants(self, action: str, row: dict[str, Any] | None) -> bool:
-        return self.event in ("*", action) and flt.matches(self.filters, row)
+    def wants(self, change_id: int, action: str, row: dict[str, Any] | None) -> bool:
+        return change_id > self.since and self.event in ("*", action) and flt.matches(self.filters, row)
 
 
 @dataclass
@@ -71,13 +70,14 @@ class Change:
     commit_timestamp: str
 
 
-def change_data(change: Change, cols: list[dict[str, str]], denied: bool, rls: bool,
+def change_data(change: Change, cols: list[dict[str, str]], error: str | None, rls: bool,
                 pk: list[str] | None) -> dict[str, Any]:
-    """The `data` Realtime sends: only the columns the subscriber's role may select; a
-    DELETE of a table under RLS carries only the primary key."""
-    if denied:
-        return {"schema": change.schema, "table": change.table, "type": change.action,
-                "errors": ["Error 401: Unauthorized"]}
+    """The `data` Realtime sends: only the columns the subscriber's role may select;
+    `old_record` is the replica identity's columns (the primary key by default, the whole
+    old row with REPLICA IDENTITY FULL), and only the primary key for a DELETE under RLS.
+    `error` (no primary key, primary key not selectable) replaces the change."""
+    if error:
+        return {"schema": change.schema, "table": change.table, "type": change.action, "errors": [error]}
     names = [c["name"] for c in cols]
     data: dict[str, Any] = {
         "schema": change.schema, "table": change.table, "commit_timestamp": change.commit_timestamp,
@@ -104,7 +104,7 @@ class ChangeFeed:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self._wake = asyncio.Event()
-        self.cursor: tuple[str, int] | None = None
+        self.cursor: int | None = None  # the last change id read
 
     def wake(self) -> None:
         self._wake.set()
@@ -130,35 +130,30 @@ class ChangeFeed:
         async with self.hub.ctx.admin_pool.connection() as conn:
             if self.cursor is None or not self.hub.by_entity:
                 # Nobody here subscribes: start from now.
-                cur = await conn.execute(_XMIN_SQL)
+                cur = await conn.execute(LAST_ID_SQL)
                 row = await cur.fetchone()
                 assert row is not None
-                self.cursor = (row[0], 0)
+                self.cursor = int(row[0])
                 return False
-            cur = await conn.execute(_POLL_SQL, [self.cursor[0], self.cursor[1], BATCH])
+            cur = await conn.execute(_POLL_SQL, [self.cursor, BATCH])
             rows = await cur.fetchall()
-            xmin = rows[0][0]
-            changes = [r for r in rows if r[1] is not None]
-            if changes:
-                await self._dispatch(conn, changes)
-            if len(changes) == BATCH:
-                last = changes[-1]
-                self.cursor = (last[2], last[1])
-                return True
-            self.cursor = (xmin, 0)
-            return False
+            if rows:
+                await self._dispatch(conn, rows)
+                self.cursor = int(rows[-1][0])
+            return len(rows) == BATCH
 
     async def _dispatch(self, conn: psycopg.AsyncConnection[Any], rows: list[tuple[Any, ...]]) -> None:
         items: list[dict[str, Any]] = []
         changes: dict[int, Change] = {}
-        for k, (_, change_id, _, entity, schema, table, action, record, old_record, ts) in enumerate(rows):
+        for k, (change_id, entity, schema, table, action, record, old_record, ts) in enumerate(rows):
             db_ids = self.hub.by_entity.get(entity)
             if not db_ids:
                 continue
             change = Change(schema, table, action, orjson.loads(record) if record else None,
                             orjson.loads(old_record) if old_record else None, ts)
             row = change.old_record if action == "DELETE" else change.record
-            wanted = [i for i in db_ids if (b := self.hub.bindings.get(i)) is not None and b.wants(action, row)]
+            wanted = [i for i in db_ids
+                      if (b := self.hub.bindings.get(i)) is not None and b.wants(change_id, action, row)]
             if wanted:
                 items.append({"k": k, "change": change_id, "ids": wanted})
                 changes[k] = change
@@ -167,13 +162,13 @@ class ChangeFeed:
         async with conn.transaction():
             cur = await conn.execute(_CHECK_SQL, [orjson.dumps(items).decode()])
             results = await cur.fetchall()
-        for k, _role, ids, cols, denied, rls, pk in results:
+        for k, _role, ids, cols, error, rls, pk in results:
             if ids:
-                self._send(changes[k], ids, orjson.loads(cols), denied, rls, pk)
+                self._send(changes[k], ids, orjson.loads(cols), error, rls, pk)
 
-    def _send(self, change: Change, db_ids: list[int], cols: list[dict[str, str]], denied: bool, rls: bool,
+    def _send(self, change: Change, db_ids: list[int], cols: list[dict[str, str]], error: str | None, rls: bool,
               pk: list[str] | None) -> None:
-        data = orjson.dumps(change_data(change, cols, denied, rls, pk))
+        data = orjson.dumps(change_data(change, cols, error, rls, pk))
         per_channel: dict[Channel, list[int]] = defaultdict(list)
         for db_id in db_ids:
             binding = self.hub.bindings.get(db_id)

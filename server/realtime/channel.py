@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("supalite.realtime")
 
 _TABLES_SQL = """
-select c.oid::bigint, exists (select 1 from pg_trigger t where t.tgrelid = c.oid and t.tgname = 'supalite_realtime_capture')
+select c.oid::bigint, exists (select 1 from pg_trigger t
+                              where t.tgrelid = c.oid and t.tgname = 'supalite_realtime_capture' and t.tginitdeferred)
 from pg_catalog.pg_publication_tables pt
 join pg_catalog.pg_namespace n on n.nspname = pt.schemaname
 join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relname = pt.tablename
@@ -33,10 +34,14 @@ where pt.pubname = 'supabase_realtime'
   and (%(schema)s = '*' or pt.schemaname = %(schema)s)
   and (%(table)s::text is null or %(table)s = '*' or pt.tablename = %(table)s)
 """
+# Also the last change committed before the subscription: the binding delivers only later ones.
 _INSERT_SUB_SQL = """
-insert into realtime.subscription (subscription_id, entity, filters, claims, claims_role, node)
-select %s, e::oid::regclass, %s::jsonb, %s::jsonb, %s, %s from unnest(%s::bigint[]) e
-returning id, entity::oid::bigint
+with sub as (
+  insert into realtime.subscription (subscription_id, entity, filters, claims, claims_role, node)
+  select %s, e::oid::regclass, %s::jsonb, %s::jsonb, %s, %s from unnest(%s::bigint[]) e
+  returning id, entity::oid::bigint
+)
+select sub.id, sub.entity, (select coalesce(max(c.id), 0) from realtime.changes c) from sub
 """
 
 
@@ -155,7 +160,9 @@ class Channel:
                 cur = await conn.execute(_INSERT_SUB_SQL, [
                     uuid.uuid4(), orjson.dumps([f.as_json() for f in filters]).decode(), claims_json, role,
                     self.hub.node, [oid for oid, _ in tables]])
-                binding = PgBinding(self, bid, params, event, filters, {row[0]: row[1] for row in await cur.fetchall()})
+                rows = await cur.fetchall()
+                binding = PgBinding(self, bid, params, event, filters, {row[0]: row[1] for row in rows},
+                                    since=rows[0][2] if rows else 0)
                 self.bindings.append(binding)
                 self.hub.add_binding(binding)
         return response, errors
