@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { subscriptionStatus } from "./subscription";
+import { daysText, expiredText, subscriptionStatus } from "./subscription";
 
 const now = new Date(2025, 5, 10, 12, 0);
 
@@ -29,9 +29,25 @@ describe("subscriptionStatus", () => {
     const today = subscriptionStatus(true, new Date(2025, 5, 10, 20, 0).toISOString(), now);
     expect(today.label).toBe("Abonnement expiré");
     expect(today.days).toBe(0);
+    expect(today.daysLabel).toBe("Expiré aujourd'hui");
     const past = subscriptionStatus(true, new Date(2025, 5, 1, 8, 0).toISOString(), now);
     expect(past.kind).toBe("expired");
     expect(past.days).toBe(9);
+    expect(past.daysLabel).toBe("Expiré depuis 9 jours");
     expect(past.banner).toBe("L'abonnement de cet utilisateur a expiré.");
+  });
+});
+
+describe("day counts in French", () => {
+  it("keeps 0 and 1 singular", () => {
+    expect(daysText(0)).toBe("0 jour");
+    expect(daysText(1)).toBe("1 jour");
+    expect(daysText(2)).toBe("2 jours");
+    expect(subscriptionStatus(true, new Date(2025, 5, 11, 9, 0).toISOString(), now).daysLabel).toBe("1 jour");
+  });
+  it("says the subscription expired today rather than '0 jour' ago", () => {
+    expect(expiredText(0)).toBe("Expiré aujourd'hui");
+    expect(expiredText(1)).toBe("Expiré depuis 1 jour");
+    expect(expiredText(30)).toBe("Expiré depuis 30 jours");
   });
 });

@@ -15,6 +15,16 @@ export interface SubscriptionStatus {
 export const EXPIRING_SOON_DAYS = 7;
 const DAY_MS = 86_400_000;
 
+/** "1 jour", "3 jours": in French 0 and 1 take the singular. */
+export function daysText(n: number): string {
+  return `${n} jour${Math.abs(n) >= 2 ? "s" : ""}`;
+}
+
+/** Days since expiry: "Expiré aujourd'hui" on the day itself, then "Expiré depuis 1 jour"... */
+export function expiredText(since: number): string {
+  return since <= 0 ? "Expiré aujourd'hui" : `Expiré depuis ${daysText(since)}`;
+}
+
 /** Subscription status from paid and expire_date (screens doc, section 4). */
 export function subscriptionStatus(paid: boolean | null | undefined, expireDate: string | null | undefined, now: Date = new Date()): SubscriptionStatus {
   if (!paid) {
@@ -28,14 +38,14 @@ export function subscriptionStatus(paid: boolean | null | undefined, expireDate:
   // Expiry past or today counts as expired.
   if (remainingMs <= 0 || differenceInCalendarDays(expiry, now) === 0) {
     const since = Math.max(0, differenceInCalendarDays(startOfDay(now), startOfDay(expiry)));
-    return { kind: "expired", label: "Abonnement expiré", days: since, daysLabel: `Expiré depuis ${since} jour${since > 1 ? "s" : ""}`, banner: "L'abonnement de cet utilisateur a expiré." };
+    return { kind: "expired", label: "Abonnement expiré", days: since, daysLabel: expiredText(since), banner: "L'abonnement de cet utilisateur a expiré." };
   }
   const days = Math.ceil(remainingMs / DAY_MS);
   return {
     kind: "active",
     label: "Abonnement actif",
     days,
-    daysLabel: `${days} jour${days > 1 ? "s" : ""}`,
+    daysLabel: daysText(days),
     banner: days <= EXPIRING_SOON_DAYS ? "L'abonnement expire bientôt !" : null,
   };
 }
