@@ -34,6 +34,20 @@ def _csv(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _go_duration(value: str) -> float:
+    """Go's time.ParseDuration ("720h", "1h30m", "90s", "0"), in seconds; negative refused."""
+    text = value.strip()
+    if text in ("", "0"):
+        return 0.0
+    if _DURATION_PART.sub("", text) or len(text) > 64:
+        raise ValueError(f"not a duration: {value!r}")
+    return sum(float(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(text))
+
+
 @dataclass(frozen=True)
 class Setting:
     env: str
@@ -72,6 +86,8 @@ SETTINGS: dict[str, Setting] = {
     "site_url": Setting("GOTRUE_SITE_URL", "", "Where auth mails send users back to. Default: the public URL"),
     "mailer_autoconfirm": Setting("GOTRUE_MAILER_AUTOCONFIRM", "true", "Sign-ups are confirmed without a mail"),
     "max_sessions_per_user": Setting("SUPALITE_AUTH_MAX_SESSIONS", "0", "Live sessions a user may hold (0: unlimited)"),
+    "sessions_timebox": Setting("SUPALITE_AUTH_SESSIONS_TIMEBOX", "0", "Sessions end this long after sign-in (Go duration, e.g. 720h; 0: never)"),
+    "sessions_inactivity_timeout": Setting("SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT", "0", "Sessions end after this long without a token refresh (Go duration, e.g. 168h; 0: never)"),
     "rate_limits_enabled": Setting("SUPALITE_RATE_LIMITS", "true", "Apply GoTrue-style rate limits"),
     "smtp_url": Setting("SUPALITE_SMTP_URL", "", "smtp://user:pass@host:port to send mail; empty: the dev inbox at /inbox on a dev server, no mail otherwise"),
     "storage_backend": Setting("STORAGE_BACKEND", "file", "file or s3"),
@@ -90,6 +106,7 @@ _PARSERS = {
     "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_plan_enabled": _bool,
     "mailer_autoconfirm": _bool, "max_sessions_per_user": int, "rate_limits_enabled": _bool,
     "file_size_limit": int, "rest_max_body_bytes": int,
+    "sessions_timebox": _go_duration, "sessions_inactivity_timeout": _go_duration,
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
@@ -126,6 +143,8 @@ class Settings:
     site_url: str = ""
     mailer_autoconfirm: bool = True
     max_sessions_per_user: int = 0
+    sessions_timebox: float = 0.0  # seconds; 0: off
+    sessions_inactivity_timeout: float = 0.0  # seconds; 0: off
     rate_limits_enabled: bool = True
     smtp_url: str = ""
     storage_backend: str = "file"

@@ -34,9 +34,9 @@ insert into public.comment_replies (id, comment_id, user_id, content) values (%(
 insert into public.private_messages (id, sender_id, recipient_id, content) values
   (%(m_learner)s, %(learner)s, %(admin)s, 'Bonjour'),
   (%(m_admin)s, %(admin)s, %(learner)s, 'Bonjour, bienvenue');
-insert into public.user_sessions (id, user_id, device_name) values
-  (%(s_learner)s, %(learner)s, 'Firefox on Linux'),
-  (%(s_member)s, %(member)s, 'Chrome on Windows');
+insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip) values
+  (%(s_learner)s, %(learner)s, now(), now(), 'aal1', 'Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefox/131.0', '192.0.2.1'),
+  (%(s_member)s, %(member)s, now(), now(), 'aal1', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/130.0 Safari/537.36', '192.0.2.2');
 
 insert into storage.objects (bucket_id, name) values
   ('books', 'matrix/book.pdf'), ('course-content', 'matrix/priv0.pdf'), ('covers', 'matrix/book.jpg');

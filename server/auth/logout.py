@@ -1,4 +1,9 @@
-"""POST /logout?scope=global|local|others: ends sessions by deleting their rows."""
+"""POST /logout?scope=global|local|others: ends sessions by deleting their rows (GoTrue's Logout).
+
+The scope defaults to global, as in GoTrue: every session of the user ends. A token without
+a session (hand-made) ends every session whatever the scope, as GoTrue then revokes all the
+user's refresh tokens.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.auth import sessions
 from server.auth.authn import bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request
@@ -23,10 +29,10 @@ async def logout(svc: AuthService, request: Request) -> Response:
     async def work(conn: AsyncConnection) -> None:
         caller = await load_caller(svc.ctx, conn, claims)
         user_id, session_id = caller.user["id"], caller.session_id
-        if scope == "local":
-            if session_id is not None:
-                await conn.execute("delete from auth.sessions where id = %s", [session_id])
-        elif scope == "others":
+        await sessions.end_reason(conn, "logout")
+        if scope == "local" and session_id is not None:
+            await conn.execute("delete from auth.sessions where id = %s", [session_id])
+        elif scope == "others" and session_id is not None:
             await conn.execute("delete from auth.sessions where user_id = %s and id is distinct from %s",
                                [user_id, session_id])
         else:

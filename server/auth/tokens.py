@@ -18,6 +18,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from starlette.requests import Request
 
+from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
 from server.auth.http import client_ip
 from server.auth.users import INSTANCE_ID, user_by_id, user_json
@@ -65,16 +66,17 @@ def session_limit_error(limit: int) -> AuthError:
 async def check_session_limit(ctx: AppContext, conn: AsyncConnection, user_id: uuid.UUID) -> None:
     """Refuse a new session when the user already holds `max_sessions_per_user` live ones.
 
-    The user row is locked first so two concurrent sign-ins cannot both pass the count.
+    Ended sessions (past their end under the current settings) do not count; a few long
+    ended ones are swept on the way. The user row is locked first so two concurrent
+    sign-ins cannot both pass the count.
     """
+    await sessions.sweep(conn)
     limit = ctx.settings.max_sessions_per_user
     if limit <= 0:
         return
-    await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
-    cur = await conn.execute(
-        "select count(*) from auth.sessions where user_id = %s and (not_after is null or not_after > now())", [user_id])
-    row = await cur.fetchone()
-    if row and row[0] >= limit:
+    await sessions.lock_user(conn, user_id)
+    await sessions.refresh_user_expiry(ctx, conn, user_id)
+    if await sessions.live_count(conn, user_id) >= limit:
         raise session_limit_error(limit)
 
 
@@ -85,8 +87,9 @@ async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request
     session_id = uuid.uuid4()
     refresh = new_refresh_token()
     cur = await conn.execute(
-        "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip)"
-        "   values (%(sid)s, %(uid)s, now(), now(), 'aal1', %(ua)s, nullif(%(ip)s, '')::inet) returning id),"
+        "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, not_after)"
+        "   values (%(sid)s, %(uid)s, now(), now(), 'aal1', %(ua)s, nullif(%(ip)s, '')::inet,"
+        "           least(now() + %(timebox)s::interval, now() + %(inactivity)s::interval)) returning id),"
         " a as (insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
         "   select id, now(), now(), %(method)s, gen_random_uuid() from s),"
         " r as (insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)"
@@ -94,7 +97,7 @@ async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request
         " update auth.users set last_sign_in_at = now(), updated_at = now() where id = %(uid)s"
         " returning last_sign_in_at, updated_at, extract(epoch from now())::bigint",
         {"sid": session_id, "uid": user["id"], "ua": request.headers.get("user-agent"), "ip": _inet(request),
-         "method": method, "instance": INSTANCE_ID, "token": refresh},
+         "method": method, "instance": INSTANCE_ID, "token": refresh, **sessions.lifetime_params(ctx.settings)},
     )
     row = await cur.fetchone()
     assert row is not None
@@ -121,18 +124,25 @@ async def session_amr(conn: AsyncConnection, session_id: uuid.UUID) -> list[dict
 async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request, token: str) -> dict[str, Any]:
     """Rotate `token` (inside the caller's transaction); GoTrue's RefreshTokenGrant.
 
-    A revoked token is still honoured when it is the parent of the session's current token
-    (the client lost the answer of its last refresh: the current token is returned) or when it
-    was revoked less than 10 s ago; otherwise it is reuse: the session is revoked (deleted,
-    with all its tokens) and the answer is `refresh_token_already_used`.
+    A session past its time box, idle beyond the inactivity timeout or past `not_after`
+    answers `session_expired` (CheckValidity, in GoTrue's order of messages). A revoked token
+    is still honoured when it is the parent of the session's current token (the client lost
+    the answer of its last refresh: the current token is returned) or when it was revoked less
+    than 10 s ago; otherwise it is reuse: the session is revoked (deleted, with all its
+    tokens) and the answer is `refresh_token_already_used`.
     """
+    # GoTrue's LastRefreshedAt: the session's last refresh, else the later of its creation
+    # and the presented token's last change.
+    last_refreshed = "coalesce(s.refreshed_at at time zone 'utc', greatest(s.created_at, rt.updated_at))"
     async with conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(
-            "select rt.id, rt.token, rt.revoked, rt.updated_at + %s > now() as in_reuse_window, rt.session_id,"
-            " s.user_id, s.not_after is not null and s.not_after <= now() as expired"
+            "select rt.id, rt.token, rt.revoked, rt.updated_at + %(reuse)s > now() as in_reuse_window, rt.session_id,"
+            " s.user_id, s.not_after is not null and s.not_after <= now() as past_not_after,"
+            " coalesce(s.created_at + %(timebox)s::interval <= now(), false) as past_timebox,"
+            f" coalesce({last_refreshed} + %(inactivity)s::interval <= now(), false) as timed_out"
             " from auth.refresh_tokens rt join auth.sessions s on s.id = rt.session_id"
-            " where rt.token = %s for update of rt, s",
-            [REUSE_INTERVAL, token])
+            " where rt.token = %(token)s for update of rt, s",
+            {"reuse": REUSE_INTERVAL, "token": token, **sessions.lifetime_params(ctx.settings)})
         found = await cur.fetchone()
     if found is None:
         raise bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
@@ -141,7 +151,9 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
         raise bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
     if user["is_banned"]:
         raise bad_request("user_banned", "Invalid Refresh Token: User Banned")
-    if found["expired"]:
+    if found["timed_out"] and not found["past_timebox"]:
+        raise bad_request("session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
+    if found["past_timebox"] or found["timed_out"] or found["past_not_after"]:
         raise bad_request("session_expired", "Invalid Refresh Token: Session Expired")
     session_id = found["session_id"]
     issued: str | None = None
@@ -164,10 +176,13 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
             " values (%(instance)s, %(token)s, %(uid)s, false, now(), now(), %(parent)s, %(sid)s)",
             {"id": found["id"], "instance": INSTANCE_ID, "token": issued, "uid": str(found["user_id"]),
              "parent": token, "sid": session_id})
+    # The refresh is the session's activity: its end moves with it.
+    not_after = sessions.not_after_sql("now()") if sessions.limited(ctx.settings) else "s.not_after"
     await conn.execute(
-        "update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now(), user_agent = %s,"
-        " ip = nullif(%s, '')::inet where id = %s",
-        [request.headers.get("user-agent"), _inet(request), session_id])
+        "update auth.sessions s set refreshed_at = now() at time zone 'utc', updated_at = now(), user_agent = %(ua)s,"
+        f" ip = nullif(%(ip)s, '')::inet, not_after = {not_after} where s.id = %(sid)s",
+        {"ua": request.headers.get("user-agent"), "ip": _inet(request), "sid": session_id,
+         **sessions.lifetime_params(ctx.settings)})
     return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id))
 
 

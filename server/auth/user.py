@@ -9,7 +9,7 @@ from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.auth import mail, metadata, passwords
+from server.auth import mail, metadata, passwords, sessions
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import forbidden, unprocessable
@@ -68,6 +68,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
             await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
                                [new_hash, user_id])
             # A new password ends every other session of the user (GoTrue's UpdatePassword).
+            await sessions.end_reason(conn, "password_changed")
             await conn.execute("delete from auth.sessions where user_id = %s and id is distinct from %s",
                                [user_id, current.session_id])
         if email and email != (current.user["email"] or "").lower():

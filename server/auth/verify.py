@@ -9,7 +9,7 @@ from psycopg import AsyncConnection, sql
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from server.auth import mail, metadata
+from server.auth import mail, metadata, sessions
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
 from server.auth.http import json_response, read_body
@@ -152,10 +152,16 @@ async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str) -> dict[
     return None
 
 
-async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, method: str) -> dict[str, Any]:
+async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, method: str) -> tuple[dict[str, Any], int]:
+    """The session a verified code opens, and how many sessions were ended to make room for it.
+
+    A mailed code proves the mailbox, so at the session limit it ends the user's least
+    recently used session instead of refusing: a learner locked out by forgotten devices
+    gets back in through password recovery (a password sign-in keeps the refusal).
+    """
     ctx = svc.ctx
 
-    async def work(conn: AsyncConnection) -> dict[str, Any]:
+    async def work(conn: AsyncConnection) -> tuple[dict[str, Any], int]:
         user = await _find_by_token(conn, kind, hashed)
         if user is None:
             raise forbidden("otp_expired", EXPIRED)
@@ -170,7 +176,8 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, me
             await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_hash = %s",
                                [user_id, hashed])
             await confirm_email(conn, user_id)
-        return await issue_session(ctx, conn, request, await user_by_id(conn, user_id), method)
+        evicted = await sessions.evict_least_recently_used(ctx, conn, user_id)
+        return await issue_session(ctx, conn, request, await user_by_id(conn, user_id), method), evicted
 
     return await in_transaction(ctx, work, "Database error verifying user")
 
@@ -190,11 +197,16 @@ async def verify_post(svc: AuthService, request: Request) -> Response:
         hashed = mail.token_hash(validate_email(email), token)
     else:
         raise bad_request("validation_failed", "Only an email address or phone number should be provided on verify")
-    return json_response(request, await _verify(svc, request, kind, hashed, "otp"))
+    session, _ = await _verify(svc, request, kind, hashed, "otp")
+    return json_response(request, session)
 
 
 async def verify_get(svc: AuthService, request: Request) -> Response:
-    """A mail link: verify, then redirect with the session (or the error) in the URL fragment."""
+    """A mail link: verify, then redirect with the session (or the error) in the URL fragment.
+
+    When sessions were ended to make room, the fragment also says how many
+    (`sessions_ended=N`), for the page to tell the user; supabase-js ignores the parameter.
+    """
     svc.limiter.check("token_verifications", request)
     kind = request.query_params.get("type", "")
     token = request.query_params.get("token", "")
@@ -203,14 +215,17 @@ async def verify_get(svc: AuthService, request: Request) -> Response:
         raise bad_request("validation_failed", "Verify requires a token and a verification type")
     method = {"signup": "email/signup", "email": "otp"}.get(kind, kind)
     try:
-        session = await _verify(svc, request, kind, token, method)
+        session, evicted = await _verify(svc, request, kind, token, method)
     except AuthError as err:
         if err.status >= 500:
             raise
         fragment = urlencode({"error": "access_denied", "error_code": err.code,
                               "error_description": "Email link is invalid or has expired"})
         return RedirectResponse(f"{redirect_to}#{fragment}", status_code=303)
-    fragment = urlencode({"access_token": session["access_token"], "expires_at": session["expires_at"],
-                          "expires_in": session["expires_in"], "refresh_token": session["refresh_token"],
-                          "token_type": "bearer", "type": kind})
+    params: dict[str, Any] = {"access_token": session["access_token"], "expires_at": session["expires_at"],
+                              "expires_in": session["expires_in"], "refresh_token": session["refresh_token"],
+                              "token_type": "bearer", "type": kind}
+    if evicted:
+        params["sessions_ended"] = evicted
+    fragment = urlencode(params)
     return RedirectResponse(f"{redirect_to}#{fragment}", status_code=303)
