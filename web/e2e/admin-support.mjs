@@ -100,3 +100,42 @@ export function jpegSize(buf) {
   }
   throw new Error("no frame in JPEG");
 }
+
+/**
+ * Sideways overflow in px (0 when everything fits): of the document, of the widest open dialog
+ * and of the widest table scroller, so nothing scrolls sideways even inside a dialog.
+ */
+export function sidewaysOverflow(page) {
+  return page.evaluate(() => {
+    const over = (el) => el.scrollWidth - el.clientWidth;
+    const widest = (selector) => Math.max(0, ...[...document.querySelectorAll(selector)].map(over));
+    return { document: over(document.documentElement), dialog: widest('[role="dialog"], [role="alertdialog"]'), table: widest('[data-slot="table-container"]') };
+  });
+}
+
+/** Every element of a locator lies within the viewport's width. */
+export async function withinViewport(page, locator) {
+  const width = page.viewportSize().width;
+  const boxes = await locator.evaluateAll((els) => els.map((el) => {
+    const r = el.getBoundingClientRect();
+    return { text: (el.getAttribute("aria-label") || el.textContent || "").trim(), left: Math.round(r.left), right: Math.round(r.right) };
+  }));
+  if (boxes.length === 0) throw new Error("nothing to measure");
+  return boxes.filter((b) => b.left < 0 || b.right > width);
+}
+
+/** The selected option's text is not cut by the select's box (arrow padding included). */
+export function selectTextFits(select) {
+  return select.evaluate((el) => {
+    const style = getComputedStyle(el);
+    const ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const text = ctx.measureText(el.options[el.selectedIndex].text).width;
+    return text <= el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  });
+}
+
+/** Waits for running CSS transitions and animations to end (axe measures colours mid-fade). */
+export function animationsDone(page) {
+  return page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running"));
+}

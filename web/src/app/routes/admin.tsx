@@ -11,6 +11,14 @@ import { AdminCourseCard } from "@/features/admin/components/admin-course-card";
 import { useAdminCourses } from "@/features/admin/hooks/use-courses";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
+const TABS = [
+  ["users", "Utilisateurs"],
+  ["access", "Accès"],
+  ["courses", "Cours"],
+  ["books", "Livres"],
+  ["sessions", "Sessions"],
+] as const;
+
 /** /admin: tabs Utilisateurs, Accès, Cours, Livres, Sessions. */
 export default function AdminRoute() {
   useDocumentTitle("Administration");
@@ -22,12 +30,13 @@ export default function AdminRoute() {
           <h1 className="text-2xl font-bold sm:text-3xl">Administration</h1>
         </div>
         <Tabs defaultValue="users">
-          <TabsList className="h-auto flex-wrap justify-start">
-            <TabsTrigger value="users" className="h-8 flex-none">Utilisateurs</TabsTrigger>
-            <TabsTrigger value="access" className="h-8 flex-none">Accès</TabsTrigger>
-            <TabsTrigger value="courses" className="h-8 flex-none">Cours</TabsTrigger>
-            <TabsTrigger value="books" className="h-8 flex-none">Livres</TabsTrigger>
-            <TabsTrigger value="sessions" className="h-8 flex-none">Sessions</TabsTrigger>
+          {/* One row on a phone: tighter tabs, and a sideways scroll of the bar alone if still too narrow. */}
+          <TabsList className="max-w-full justify-start overflow-x-auto" data-testid="admin-tabs">
+            {TABS.map(([value, label]) => (
+              <TabsTrigger key={value} value={value} className="flex-none px-2 sm:px-3">
+                {label}
+              </TabsTrigger>
+            ))}
           </TabsList>
           <TabsContent value="users" className="pt-3">
             <UsersTab />

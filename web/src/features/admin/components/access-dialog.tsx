@@ -28,6 +28,7 @@ import {
 import { bulkConfirmText, canApplyBulk, INITIAL_SELECTION, selectionReducer, type BulkKind } from "@/features/admin/lib/selection";
 import { errorText } from "@/features/admin/lib/errors";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
+import { useWide } from "@/features/admin/hooks/use-wide";
 import type { Book, Course, CourseContent, Profile } from "@/types/db";
 
 const courseKey = (id: string) => `course:${id}`;
@@ -44,6 +45,8 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
   const [selection, dispatch] = React.useReducer(selectionReducer, INITIAL_SELECTION);
   const [confirm, setConfirm] = React.useState<BulkKind | null>(null);
   const [busy, setBusy] = React.useState<string | null>(null);
+  // Narrow screens drop the Type columns: the badge follows the title instead.
+  const wide = useWide();
 
   const load = React.useCallback(async () => {
     setLoading(true);
@@ -153,7 +156,7 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
 
   return (
     <Dialog open onOpenChange={(o) => !o && onClose()}>
-      <DialogContent className="max-w-4xl">
+      <DialogContent className="max-w-4xl p-4 sm:p-6 [&>*]:min-w-0">
         <DialogHeader>
           <DialogTitle>Gestion d'accès pour {name}</DialogTitle>
           <DialogDescription>Gérer l'accès aux cours et contenus spécifiques</DialogDescription>
@@ -215,7 +218,7 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                       <TableRow>
                         <TableHead className="w-10"><span className="sr-only">Déplier</span></TableHead>
                         <TableHead>Cours / Contenu</TableHead>
-                        <TableHead>Type</TableHead>
+                        {wide && <TableHead>Type</TableHead>}
                         <TableHead className="text-right">Actions</TableHead>
                       </TableRow>
                     </TableHeader>
@@ -223,6 +226,7 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                       {courses.map((c) => {
                         const items = expanded[c.id];
                         const has = courseIds.has(c.id);
+                        const visibilityBadge = <Badge variant="outline">{c.visibility === "public" ? "Public" : "Privé"}</Badge>;
                         return (
                           <React.Fragment key={c.id}>
                             <TableRow data-testid="access-course" data-title={c.title}>
@@ -232,15 +236,16 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                                 </Button>
                               </TableCell>
                               <TableCell>
-                                <div className="flex items-center gap-2">
-                                  {selection.active && <Checkbox aria-label={`Sélectionner ${c.title}`} checked={selection.selected.has(courseKey(c.id))} onCheckedChange={() => dispatch({ type: "toggle", id: courseKey(c.id) })} />}
-                                  <span className="font-medium">{c.title}</span>
-                                  {has && <Badge variant="success">Accessible</Badge>}
+                                <div className="flex items-start gap-2">
+                                  {selection.active && <Checkbox className="mt-0.5" aria-label={`Sélectionner ${c.title}`} checked={selection.selected.has(courseKey(c.id))} onCheckedChange={() => dispatch({ type: "toggle", id: courseKey(c.id) })} />}
+                                  <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1">
+                                    <span className="font-medium break-words">{c.title}</span>
+                                    {has && <Badge variant="success">Accessible</Badge>}
+                                    {!wide && visibilityBadge}
+                                  </div>
                                 </div>
                               </TableCell>
-                              <TableCell>
-                                <Badge variant="outline">{c.visibility === "public" ? "Public" : "Privé"}</Badge>
-                              </TableCell>
+                              {wide && <TableCell>{visibilityBadge}</TableCell>}
                               <TableCell className="text-right">
                                 <Button size="sm" variant={has ? "outline" : "default"} disabled={busy === courseKey(c.id)} onClick={() => void toggleCourse(c)}>
                                   {has ? "Révoquer" : "Accorder"}
@@ -249,35 +254,35 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                             </TableRow>
                             {items === "loading" && (
                               <TableRow>
-                                <TableCell colSpan={4} className="text-muted-foreground pl-12 text-sm">Chargement du contenu...</TableCell>
+                                <TableCell colSpan={4} className="text-muted-foreground pl-4 text-sm sm:pl-12">Chargement du contenu...</TableCell>
                               </TableRow>
                             )}
                             {Array.isArray(items) && items.length === 0 && (
                               <TableRow>
-                                <TableCell colSpan={4} className="text-muted-foreground pl-12 text-sm">Aucun contenu disponible dans ce cours.</TableCell>
+                                <TableCell colSpan={4} className="text-muted-foreground pl-4 text-sm sm:pl-12">Aucun contenu disponible dans ce cours.</TableCell>
                               </TableRow>
                             )}
                             {Array.isArray(items) &&
                               items.map((item) => {
                                 const granted = contentIds.has(item.id);
+                                const typeBadge = <Badge variant="secondary">{fileTypeLabel(item.file_type)}</Badge>;
                                 return (
                                   <TableRow key={item.id} className="bg-muted/30" data-testid="access-content" data-title={item.title}>
                                     <TableCell />
-                                    <TableCell className="pl-6">
+                                    <TableCell className="pl-2 sm:pl-6">
                                       <div className="flex items-start gap-2">
                                         {selection.active && <Checkbox className="mt-0.5" aria-label={`Sélectionner ${item.title}`} checked={selection.selected.has(contentKey(item.id))} onCheckedChange={() => dispatch({ type: "toggle", id: contentKey(item.id) })} />}
                                         <div className="min-w-0">
-                                          <div className="flex flex-wrap items-center gap-2">
-                                            <span>{item.title}</span>
+                                          <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+                                            <span className="break-words">{item.title}</span>
                                             {granted && <Badge variant="success">Accessible</Badge>}
+                                            {!wide && typeBadge}
                                           </div>
                                           {item.description && <p className="text-muted-foreground text-xs">{item.description}</p>}
                                         </div>
                                       </div>
                                     </TableCell>
-                                    <TableCell>
-                                      <Badge variant="secondary">{fileTypeLabel(item.file_type)}</Badge>
-                                    </TableCell>
+                                    {wide && <TableCell>{typeBadge}</TableCell>}
                                     <TableCell className="text-right">
                                       <Button
                                         size="icon"
@@ -310,7 +315,7 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                     <TableHeader>
                       <TableRow>
                         <TableHead>Livre</TableHead>
-                        <TableHead>Type</TableHead>
+                        {wide && <TableHead>Type</TableHead>}
                         <TableHead className="text-right">Actions</TableHead>
                       </TableRow>
                     </TableHeader>
@@ -320,14 +325,17 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                         return (
                           <TableRow key={b.id} data-testid="access-book" data-title={b.title}>
                             <TableCell>
-                              <div className="flex items-center gap-2">
-                                <span className="font-medium">{b.title}</span>
+                              <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+                                <span className="font-medium break-words">{b.title}</span>
                                 {has && <Badge variant="success">Accessible</Badge>}
+                                {!wide && <Badge variant="outline">PDF</Badge>}
                               </div>
                             </TableCell>
-                            <TableCell>
-                              <Badge variant="outline">PDF</Badge>
-                            </TableCell>
+                            {wide && (
+                              <TableCell>
+                                <Badge variant="outline">PDF</Badge>
+                              </TableCell>
+                            )}
                             <TableCell className="text-right">
                               <Button size="sm" variant={has ? "outline" : "default"} disabled={busy === `book:${b.id}`} onClick={() => void toggleBook(b)}>
                                 {has ? "Révoquer" : "Accorder"}

@@ -15,6 +15,7 @@ import { listProfiles, usersWithAccess } from "@/features/admin/api/users";
 import { emptyUsersText, filterUsers, NO_FILTERS, userStats, type PaidFilter, type RoleFilter, type UserFilters } from "@/features/admin/lib/users";
 import { EditUserDialog, PaymentDialog, PaymentInfoDialog, RoleDialog } from "@/features/admin/components/user-dialogs";
 import { AccessDialog } from "@/features/admin/components/access-dialog";
+import { useWide } from "@/features/admin/hooks/use-wide";
 import { formatDateFr } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { Profile } from "@/types/db";
@@ -47,6 +48,7 @@ export function UsersTab() {
   const visible = React.useMemo(() => filterUsers(users ?? [], filters), [users, filters]);
   const stats = React.useMemo(() => userStats(users ?? []), [users]);
   const empty = emptyUsersText(filters);
+  const wide = useWide();
   const open = (kind: DialogKind, user: Profile) => setDialog({ kind, user });
   const close = () => setDialog(null);
 
@@ -61,7 +63,7 @@ export function UsersTab() {
 
       <div className="flex flex-col gap-3 sm:flex-row sm:items-center">
         <SearchInput value={filters.search} onChange={(search) => setFilters((f) => ({ ...f, search }))} placeholder="Rechercher un utilisateur..." />
-        <div className="grid grid-cols-2 gap-3 sm:flex">
+        <div className="grid grid-cols-1 gap-3 min-[400px]:grid-cols-2 sm:flex">
           <NativeSelect aria-label="Filtrer par paiement" value={filters.paid} onChange={(e) => setFilters((f) => ({ ...f, paid: e.target.value as PaidFilter }))}>
             <option value="all">Tous les paiements</option>
             <option value="paid">Payés</option>
@@ -90,11 +92,11 @@ export function UsersTab() {
           <Table>
             <TableHeader>
               <TableRow>
-                <TableHead className="w-14">Accès</TableHead>
+                <TableHead className="w-12 sm:w-14">Accès</TableHead>
                 <TableHead>Nom</TableHead>
-                <TableHead className="hidden sm:table-cell">Email</TableHead>
+                {wide && <TableHead>Email</TableHead>}
                 <TableHead className="hidden md:table-cell">Pays</TableHead>
-                <TableHead>Payé</TableHead>
+                {wide && <TableHead>Payé</TableHead>}
                 <TableHead className="text-right">Actions</TableHead>
               </TableRow>
             </TableHeader>
@@ -103,6 +105,7 @@ export function UsersTab() {
                 <UserRow
                   key={u.id}
                   user={u}
+                  wide={wide}
                   hasAccess={u.role === "admin" || withAccess.has(u.id)}
                   expanded={expanded === u.id}
                   onToggle={() => setExpanded((id) => (id === u.id ? null : u.id))}
@@ -137,8 +140,14 @@ function StatCard({ icon, label, value }: { icon: React.ReactNode; label: string
   );
 }
 
-function UserRow({ user, hasAccess, expanded, onToggle, onAction }: { user: Profile; hasAccess: boolean; expanded: boolean; onToggle: () => void; onAction: (kind: DialogKind) => void }) {
+/** One user; below 640 px the email and payment status stack under the name (no Payé column). */
+function UserRow({ user, wide, hasAccess, expanded, onToggle, onAction }: { user: Profile; wide: boolean; hasAccess: boolean; expanded: boolean; onToggle: () => void; onAction: (kind: DialogKind) => void }) {
   const status = subscriptionStatus(user.paid, user.expire_date);
+  const statusBadge = (
+    <Badge variant={status.kind === "active" || status.kind === "unlimited" ? "success" : status.kind === "expired" ? "destructive" : "secondary"} data-testid="user-status">
+      {status.label}
+    </Badge>
+  );
   const level = STUDENT_LEVELS.find((l) => l.value === user.student_role)?.label ?? "student";
   const isAdmin = user.role === "admin";
   return (
@@ -148,7 +157,8 @@ function UserRow({ user, hasAccess, expanded, onToggle, onAction }: { user: Prof
           <span className={cn("inline-block size-2.5 rounded-full", hasAccess ? "bg-emerald-600" : "bg-muted-foreground/40")} title={hasAccess ? "A des accès" : "Aucun accès"} />
           <span className="sr-only">{hasAccess ? "A des accès" : "Aucun accès"}</span>
         </TableCell>
-        <TableCell className="font-medium">
+        {/* Narrow: the name cell takes the width left and truncates the email instead of widening the table. */}
+        <TableCell className={cn("font-medium", !wide && "w-full max-w-0")}>
           <div className="flex flex-wrap items-center gap-1.5">
             <button type="button" className="text-left hover:underline" aria-expanded={expanded} onClick={(e) => { e.stopPropagation(); onToggle(); }}>
               {user.full_name || "Sans nom"}
@@ -156,15 +166,16 @@ function UserRow({ user, hasAccess, expanded, onToggle, onAction }: { user: Prof
             {isAdmin && <Badge>Admin</Badge>}
             {user.agent && <Badge variant="warning">Agent</Badge>}
           </div>
-          <p className="text-muted-foreground max-w-40 truncate text-xs font-normal sm:hidden">{user.email}</p>
+          {!wide && (
+            <>
+              <p className="text-muted-foreground truncate text-xs font-normal">{user.email}</p>
+              <div className="mt-1">{statusBadge}</div>
+            </>
+          )}
         </TableCell>
-        <TableCell className="hidden max-w-48 truncate sm:table-cell">{user.email}</TableCell>
+        {wide && <TableCell className="max-w-48 truncate">{user.email}</TableCell>}
         <TableCell className="hidden md:table-cell">{user.country}</TableCell>
-        <TableCell>
-          <Badge variant={status.kind === "active" || status.kind === "unlimited" ? "success" : status.kind === "expired" ? "destructive" : "secondary"} data-testid="user-status">
-            {status.label}
-          </Badge>
-        </TableCell>
+        {wide && <TableCell>{statusBadge}</TableCell>}
         <TableCell className="text-right" onClick={(e) => e.stopPropagation()}>
           <div className="flex items-center justify-end gap-1">
             {user.whatsapp_number && (
@@ -203,7 +214,7 @@ function UserRow({ user, hasAccess, expanded, onToggle, onAction }: { user: Prof
       </TableRow>
       {expanded && (
         <TableRow className="hover:bg-transparent">
-          <TableCell colSpan={6} className="bg-muted/30 p-3">
+          <TableCell colSpan={6} className="bg-muted/30 p-2 sm:p-3">
             <div className="grid gap-3 md:grid-cols-3" data-testid="user-details">
               <DetailCard title="Informations personnelles" rows={[["Nom", user.full_name], ["Niveau", level], ["Rôle", isAdmin ? "Administrateur" : "Utilisateur"], ["Inscrit le", formatDateFr(user.created_at)], ["Abonnement", status.label]]} />
               <DetailCard title="Localisation" rows={[["Pays", user.country]]} />
