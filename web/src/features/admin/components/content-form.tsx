@@ -9,7 +9,7 @@ import { Progress } from "@/components/ui/progress";
 import { Label } from "@/components/ui/label";
 import { FormField } from "@/components/form-field";
 import { addContent } from "@/features/admin/api/courses";
-import { contentObjectPath, detectFileType, nextProgress, titleFromFileName, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
+import { chooseFile, contentObjectPath, nextProgress, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
 import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
 import { errorText } from "@/features/admin/lib/errors";
 import type { CourseContent } from "@/types/db";
@@ -48,12 +48,13 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
     if (type === "video") setMode("embed");
   };
 
-  const chooseFile = (f: File | null) => {
+  const pickFile = (f: File | null) => {
+    const previous = file?.name ?? null;
     setFile(f);
     if (!f) return;
-    const detected = detectFileType(f.name);
-    if (detected) chooseType(detected);
-    if (!title.trim()) setTitle(titleFromFileName(f.name));
+    const next = chooseFile({ title, fileType }, f.name, previous);
+    setTitle(next.title);
+    chooseType(next.fileType);
   };
 
   const validate = (): { ok: boolean; embedUrl: string | null } => {
@@ -130,7 +131,7 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
       </fieldset>
       {mode === "file" ? (
         <FormField id="content-file" label="Fichier" error={errors.file} hint="Le type est détecté d'après l'extension.">
-          <Input ref={fileRef} id="content-file" type="file" onChange={(e) => chooseFile(e.target.files?.[0] ?? null)} />
+          <Input ref={fileRef} id="content-file" type="file" onChange={(e) => pickFile(e.target.files?.[0] ?? null)} />
         </FormField>
       ) : (
         <FormField id="content-embed" label={`URL ou code embed (${EMBED_HOST_NAME})`} error={errors.embed}>

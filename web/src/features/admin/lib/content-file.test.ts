@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentObjectPath, detectFileType, nextOrderIndex, nextProgress, safeFileName, titleFromFileName } from "./content-file";
+import { chooseFile, contentObjectPath, detectFileType, downloadName, nextOrderIndex, nextProgress, safeFileName, titleFromFileName } from "./content-file";
 
 describe("detectFileType", () => {
   it("maps the spec's extensions, case-insensitively", () => {
@@ -36,5 +36,30 @@ describe("order and progress", () => {
     expect(nextProgress(85)).toBe(90);
     expect(nextProgress(90)).toBe(90);
     expect(nextProgress(90, 5, 95)).toBe(95);
+  });
+});
+
+describe("chooseFile", () => {
+  it("takes the type and title of the first file", () => {
+    expect(chooseFile({ title: "", fileType: "" }, "schéma.png", null)).toEqual({ title: "schéma", fileType: "image" });
+  });
+  it("follows a newly chosen file: a .txt after a .png clears 'Image'", () => {
+    const first = chooseFile({ title: "", fileType: "" }, "schéma.png", null);
+    expect(chooseFile(first, "notes.txt", "schéma.png")).toEqual({ title: "notes", fileType: "" });
+    expect(chooseFile(first, "cours.pdf", "schéma.png")).toEqual({ title: "cours", fileType: "document" });
+  });
+  it("keeps a title the admin typed", () => {
+    expect(chooseFile({ title: "Mon titre", fileType: "image" }, "notes.txt", "schéma.png")).toEqual({ title: "Mon titre", fileType: "" });
+    expect(chooseFile({ title: "Mon titre", fileType: "" }, "cours.pdf", null)).toEqual({ title: "Mon titre", fileType: "document" });
+  });
+});
+
+describe("downloadName", () => {
+  it("names the saved file after the lesson, with the stored file's extension", () => {
+    expect(downloadName("Les couleurs", "c1/2_lesson.png")).toBe("Les couleurs.png");
+    expect(downloadName("Fiche.pdf", "c1/1700_fiche.PDF")).toBe("Fiche.pdf");
+    expect(downloadName("  ", "c1/notes")).toBe("contenu");
+    expect(downloadName("Fiche : les nombres", "c1/1_lesson.pdf")).toBe("Fiche - les nombres.pdf");
+    expect(downloadName("a/b\\c?", "c1/x.pdf")).toBe("a-b-c-.pdf");
   });
 });

@@ -34,6 +34,35 @@ export function titleFromFileName(fileName: string): string {
   return base.replace(/[_-]+/g, " ").replace(/\s+/g, " ").trim();
 }
 
+/** The form fields a chosen file sets. */
+export interface FileChoice {
+  title: string;
+  fileType: string;
+}
+
+/**
+ * The title and type after choosing `fileName` in place of `previousName`: the type always
+ * follows the new file (cleared when its extension is unknown, so the admin picks one), and
+ * the title follows it while it is empty or still the one prefilled from the previous file.
+ */
+export function chooseFile(current: FileChoice, fileName: string, previousName: string | null): FileChoice {
+  const prefilled = previousName !== null && current.title.trim() === titleFromFileName(previousName);
+  return {
+    title: !current.title.trim() || prefilled ? titleFromFileName(fileName) : current.title,
+    fileType: detectFileType(fileName) ?? "",
+  };
+}
+
+/**
+ * The saved file's name: the lesson's title with the stored file's extension; characters no
+ * file system takes (the ':' of "Fiche : les nombres") become dashes.
+ */
+export function downloadName(title: string, filePath: string): string {
+  const ext = fileExtension(filePath.split("/").pop() ?? "");
+  const base = title.replace(/[\\/:*?"<>|]+/g, "-").replace(/\s+/g, " ").trim() || "contenu";
+  return ext && !base.toLowerCase().endsWith(`.${ext}`) ? `${base}.${ext}` : base;
+}
+
 /** Spaces in file names become underscores. */
 export function safeFileName(fileName: string): string {
   return fileName.trim().replace(/\s+/g, "_");
