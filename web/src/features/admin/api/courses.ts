@@ -143,3 +143,13 @@ export async function deleteContent(id: string): Promise<void> {
   const { error } = await client.from("course_content").delete().eq("id", id);
   if (error) throw new Error(`Error deleting content: ${error.message}`);
 }
+
+/**
+ * Signed URL (1 h) of a lesson's file served as an attachment, so following it downloads the
+ * file instead of opening it; the link that follows it names the saved file.
+ */
+export async function contentFileDownloadUrl(filePath: string): Promise<string> {
+  const { data, error } = await supabase().storage.from(CONTENT_BUCKET).createSignedUrl(filePath, 3600, { download: true });
+  if (error || !data?.signedUrl) throw new Error(error?.message || "Impossible de télécharger le contenu");
+  return data.signedUrl;
+}

@@ -9,9 +9,9 @@ import { Textarea } from "@/components/ui/textarea";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import { EmptyState } from "@/components/layout/page-states";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
-import { contentDownloadUrl } from "@/features/courses/api/courses";
-import { deleteContent, updateContent } from "@/features/admin/api/courses";
+import { contentFileDownloadUrl, deleteContent, updateContent } from "@/features/admin/api/courses";
 import { errorText } from "@/features/admin/lib/errors";
+import { downloadName } from "@/features/admin/lib/content-file";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { formatFileSize } from "@/lib/format";
 import { startDownload } from "@/lib/download";
@@ -26,13 +26,14 @@ export function ContentList({ items, viewed, onChanged }: { items: CourseContent
       toast.error("Ce contenu ne peut pas être téléchargé", { description: "Aucun fichier associé à ce contenu" });
       return;
     }
-    const { url, error } = await contentDownloadUrl(item.id);
-    if (!url) {
-      toast.error("Erreur de téléchargement", { description: error ?? "Impossible de télécharger le contenu" });
-      return;
+    // Saved under the lesson's name, never opened in place of the admin page: the signed URL
+    // asks for an attachment and the link names it.
+    try {
+      startDownload(await contentFileDownloadUrl(item.file_path), downloadName(item.title, item.file_path));
+      toast.success("Téléchargement démarré");
+    } catch (error) {
+      toast.error("Erreur de téléchargement", { description: errorText(error, "Impossible de télécharger le contenu") });
     }
-    startDownload(url);
-    toast.success("Téléchargement démarré");
   };
 
   const remove = async (item: CourseContent) => {
