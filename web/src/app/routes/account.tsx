@@ -13,13 +13,10 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
 import { PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { updatePassword } from "@/features/auth/api/auth";
-import { PasswordInput } from "@/features/auth/components/password-input";
-import { newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth/lib/schemas";
+import { useAuth, updatePassword, PasswordInput, newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth";
 import { updateAuthFullName, updateFullName, updateLearnerDetails } from "@/features/profile/api/profile";
 import { subscriptionStatus } from "@/features/profile/lib/subscription";
-import { DevicesCard } from "@/features/sessions/components/devices-card";
+import { DevicesCard } from "@/features/sessions";
 import { formatDateFr } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
 

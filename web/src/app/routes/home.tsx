@@ -4,6 +4,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PageSpinner } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth/hooks/auth-context";
+import { greeting, isNewAccount } from "@/features/auth/lib/greeting";
 import { SITE_NAME } from "@/config/app";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
@@ -148,6 +149,8 @@ function HeroIllustration() {
 }
 
 function Welcome({ name }: { name?: string }) {
+  const { user } = useAuth();
+  const hello = greeting(name, !!user && isNewAccount(user));
   return (
     <div className="mx-auto flex w-full max-w-4xl flex-1 flex-col px-4 py-10 sm:px-6 md:py-16">
       <Button asChild variant="ghost" size="sm" className="self-start">
@@ -157,7 +160,7 @@ function Welcome({ name }: { name?: string }) {
       </Button>
       <div className="mt-6 text-center">
         <h1 className="text-3xl font-bold tracking-tight sm:text-4xl">Bienvenue sur {SITE_NAME}</h1>
-        <p className="text-muted-foreground mt-3">{name ? `Ravi de vous revoir, ${name}. ` : ""}Que souhaitez-vous étudier aujourd'hui ?</p>
+        <p className="text-muted-foreground mt-3">{hello}Que souhaitez-vous étudier aujourd'hui ?</p>
       </div>
       {/* Mobile: two large buttons. */}
       <div className="mt-10 grid gap-4 md:hidden">

@@ -8,12 +8,8 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
-import { AuthCard } from "@/features/auth/components/auth-card";
-import { PasswordInput } from "@/features/auth/components/password-input";
-import { loginSchema, type LoginValues } from "@/features/auth/lib/schemas";
-import { signInErrorMessage } from "@/features/auth/lib/errors";
-import { signInAndRecordDevice } from "@/features/sessions/api/login";
-import { useAuth } from "@/features/auth/hooks/auth-context";
+import { AuthCard, PasswordInput, loginSchema, type LoginValues, signInErrorMessage, useAuth } from "@/features/auth";
+import { signInAndRecordDevice } from "@/features/sessions";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Login() {

@@ -9,11 +9,7 @@ import { Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
-import { AuthCard } from "@/features/auth/components/auth-card";
-import { PasswordInput } from "@/features/auth/components/password-input";
-import { registerDefaults, registerSchema, STUDENT_LEVELS, type RegisterValues } from "@/features/auth/lib/schemas";
-import { signUpErrorMessage } from "@/features/auth/lib/errors";
-import { signUp } from "@/features/auth/api/auth";
+import { AuthCard, PasswordInput, registerDefaults, registerSchema, STUDENT_LEVELS, type RegisterValues, signUpErrorMessage, signUp } from "@/features/auth";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Register() {

@@ -4,10 +4,8 @@ import { LaptopIcon, RefreshCwIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
-import { listAllSessions, type AdminSession } from "@/features/admin/api/sessions";
-import { terminateSession } from "@/features/sessions/api/sessions";
-import { getDeviceSessionId } from "@/features/sessions/lib/storage";
-import { useAuth } from "@/features/auth/hooks/auth-context";
+import { listAllSessions, terminateSession, type DeviceSession } from "@/features/sessions";
+import { useAuth } from "@/features/auth";
 import { errorText } from "@/features/admin/lib/errors";
 import { formatDateTimeFr } from "@/lib/format";
 
@@ -16,7 +14,7 @@ export const ADMIN_SESSIONS_REFRESH_MS = 60_000;
 /** Every connected device, refreshed every 60 s; terminating signs that device out. */
 export function SessionsTab() {
   const { isAdmin, signOut } = useAuth();
-  const [sessions, setSessions] = React.useState<AdminSession[] | null>(null);
+  const [sessions, setSessions] = React.useState<DeviceSession[] | null>(null);
   const [busy, setBusy] = React.useState<string | null>(null);
 
   const load = React.useCallback(async () => {
@@ -37,12 +35,12 @@ export function SessionsTab() {
 
   if (!isAdmin) return <p className="text-destructive text-sm">Accès non autorisé. Seuls les administrateurs peuvent voir cette page.</p>;
 
-  const terminate = async (s: AdminSession) => {
+  const terminate = async (s: DeviceSession) => {
     setBusy(s.id);
     try {
       await terminateSession(s.id);
       toast.success("Session terminée", { description: `${s.device_name ?? "Appareil"} — ${s.user_email ?? ""}` });
-      if (s.id === getDeviceSessionId()) {
+      if (s.is_this_device) {
         await signOut();
         return;
       }

@@ -37,14 +37,14 @@ export async function signUp(values: RegisterValues): Promise<Session | null> {
   return data.session;
 }
 
-/** Sign-out with no session or a session-missing error counts as success. */
+/**
+ * Signs this device out (scope 'local': supabase-js's default, 'global', would end every
+ * session of the account, on every device). Sign-out with no session or a session-missing
+ * error counts as success; local state is cleared in every case.
+ */
 export async function signOut(): Promise<void> {
-  const { error } = await supabase().auth.signOut();
-  if (error && !/session/i.test(error.message) && error.name !== "AuthSessionMissingError") {
-    // Local state is cleared anyway so the user is never stuck signed in.
-    await supabase().auth.signOut({ scope: "local" });
-    throw error;
-  }
+  const { error } = await supabase().auth.signOut({ scope: "local" });
+  if (error && !/session/i.test(error.message) && error.name !== "AuthSessionMissingError") throw error;
 }
 
 export async function requestPasswordReset(email: string): Promise<void> {

@@ -1,9 +1,8 @@
 import * as React from "react";
 import type { Session, User } from "@supabase/supabase-js";
 import { fetchProfile, getSession, onAuthChange, signOut as apiSignOut } from "@/features/auth/api/auth";
-import { clearDeviceSessionId, getDeviceSessionId } from "@/features/sessions/lib/storage";
-import { terminateSession } from "@/features/sessions/api/sessions";
 import { isOwnerAccount } from "@/features/contact/api/site";
+import { clearRecoveryPending } from "@/lib/recovery";
 import type { Profile } from "@/types/db";
 
 export interface AuthState {
@@ -72,11 +71,10 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
     };
   }, [userId]);
 
+  // Signs this device out: its auth session ends, so it leaves the connected-devices list;
+  // the account's other devices stay signed in.
   const signOut = React.useCallback(async () => {
-    // This device leaves the connected-devices list before its auth session ends.
-    const deviceId = getDeviceSessionId();
-    if (deviceId) await terminateSession(deviceId).catch(() => undefined);
-    clearDeviceSessionId();
+    clearRecoveryPending();
     try {
       await apiSignOut();
     } finally {

@@ -1,24 +1,14 @@
-import { signIn, signOut } from "@/features/auth/api/auth";
-import { recordDeviceSession } from "@/features/sessions/api/sessions";
+import { signIn } from "@/features/auth";
+import { nameThisDevice } from "@/features/sessions/api/sessions";
 import { deviceName } from "@/features/sessions/lib/device";
-import { setDeviceSessionId } from "@/features/sessions/lib/storage";
 
 /**
- * Signs in and records this device (user_sessions). If the device cannot be recorded
- * because the account has reached its device limit, the sign-in is undone.
+ * Signs in, then names this device in the connected-devices list (the spec's record at
+ * login). The device limit is the server's: a sign-in beyond it is refused with
+ * 'maximum number of sessions'. Naming is a courtesy: the server names unnamed devices from
+ * their user agent, so a failure there does not block the learner.
  */
 export async function signInAndRecordDevice(email: string, password: string): Promise<void> {
-  const session = await signIn(email, password);
-  try {
-    // The public-IP lookup service is not reachable from here; the spec's fallback applies.
-    const id = await recordDeviceSession(session.user.id, deviceName(navigator.userAgent), "Unknown");
-    setDeviceSessionId(id);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String((error as { message?: string })?.message ?? "");
-    if (/maximum number of sessions/i.test(message)) {
-      await signOut().catch(() => undefined);
-      throw new Error(message);
-    }
-    // Any other failure to record the device does not block the learner.
-  }
+  await signIn(email, password);
+  await nameThisDevice(deviceName(navigator.userAgent)).catch(() => undefined);
 }

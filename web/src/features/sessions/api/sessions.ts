@@ -1,34 +1,66 @@
 import { supabase } from "@/lib/supabase";
 import type { UserSession } from "@/types/db";
 
-export async function recordDeviceSession(userId: string, deviceName: string, ipAddress: string): Promise<string> {
-  const { data, error } = await supabase()
-    .from("user_sessions")
-    .insert({ user_id: userId, device_name: deviceName, ip_address: ipAddress, last_active: new Date().toISOString() })
-    .select("id")
-    .single();
-  if (error) throw error;
-  return (data as { id: string }).id;
+/**
+ * A row of public.user_sessions: one per auth session of the user (every way in: sign-in,
+ * sign-up, recovery link, magic link), plus the recently ended ones (is_current false).
+ */
+export interface DeviceSession extends UserSession {
+  /** Why an ended session ended (user, admin, expired, evicted, password_changed, signed_out). */
+  end_reason: string | null;
+  /** The session of the JWT making the request: this browser. */
+  is_this_device: boolean;
+  user_email: string | null;
+  user_full_name: string | null;
 }
 
+export interface SessionStatus {
+  is_current: boolean;
+  end_reason: string | null;
+}
+
+/**
+ * Names this browser's session (the spec's POST on login). The server knows the session from
+ * the JWT and the address from the request, so only the name is sent.
+ */
+export async function nameThisDevice(deviceName: string): Promise<void> {
+  const { error } = await supabase().from("user_sessions").insert({ device_name: deviceName });
+  if (error) throw error;
+}
+
+/** Heartbeat: the server sets last_active to its own clock. */
 export async function heartbeat(sessionId: string): Promise<void> {
   await supabase().from("user_sessions").update({ last_active: new Date().toISOString() }).eq("id", sessionId);
 }
 
-/** Whether this device's session is still current; null when it cannot be told. */
-export async function isSessionCurrent(sessionId: string): Promise<boolean | null> {
-  const { data, error } = await supabase().from("user_sessions").select("is_current").eq("id", sessionId).maybeSingle();
+/** Whether this device's session is still current, and why not; null when it cannot be told. */
+export async function sessionStatus(sessionId: string): Promise<SessionStatus | null> {
+  const { data, error } = await supabase().from("user_sessions").select("is_current, end_reason").eq("id", sessionId).maybeSingle<SessionStatus>();
   if (error) return null;
-  if (!data) return false;
-  return (data as { is_current: boolean }).is_current;
+  return data ?? { is_current: false, end_reason: null };
 }
 
-export async function listMySessions(userId: string): Promise<UserSession[]> {
-  const { data, error } = await supabase().from("user_sessions").select("*").eq("user_id", userId).eq("is_current", true).order("last_active", { ascending: false });
+/** The user's connected devices, most recently active first. */
+export async function listMySessions(userId: string): Promise<DeviceSession[]> {
+  const { data, error } = await supabase()
+    .from("user_sessions")
+    .select("*")
+    .eq("user_id", userId)
+    .eq("is_current", true)
+    .order("last_active", { ascending: false })
+    .returns<DeviceSession[]>();
   if (error) throw error;
-  return (data ?? []) as UserSession[];
+  return data ?? [];
 }
 
+/** Every connected device (admins), with the user's e-mail and full name. */
+export async function listAllSessions(): Promise<DeviceSession[]> {
+  const { data, error } = await supabase().from("user_sessions").select("*").eq("is_current", true).order("last_active", { ascending: false }).returns<DeviceSession[]>();
+  if (error) throw new Error(error.message || "Impossible de charger les sessions.");
+  return data ?? [];
+}
+
+/** Ends a device: its auth session is deleted, so it is signed out at its next check. */
 export async function terminateSession(sessionId: string): Promise<void> {
   const { error } = await supabase().from("user_sessions").update({ is_current: false }).eq("id", sessionId);
   if (error) throw error;

@@ -4,20 +4,17 @@ import { LaptopIcon, Loader2Icon, SmartphoneIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { listMySessions, terminateSession } from "@/features/sessions/api/sessions";
-import { getDeviceSessionId } from "@/features/sessions/lib/storage";
+import { useAuth } from "@/features/auth";
+import { listMySessions, terminateSession, type DeviceSession } from "@/features/sessions/api/sessions";
 import { formatDateTimeFr } from "@/lib/format";
-import type { UserSession } from "@/types/db";
 
 export const MAX_DEVICES = 2;
 
-/** The learner's connected devices with terminate buttons. */
+/** The learner's connected devices (every live auth session) with terminate buttons. */
 export function DevicesCard() {
   const { user, signOut } = useAuth();
-  const [sessions, setSessions] = React.useState<UserSession[] | null>(null);
+  const [sessions, setSessions] = React.useState<DeviceSession[] | null>(null);
   const [busy, setBusy] = React.useState<string | null>(null);
-  const currentId = getDeviceSessionId();
 
   const load = React.useCallback(async () => {
     if (!user) return;
@@ -33,13 +30,13 @@ export function DevicesCard() {
     void load();
   }, [load]);
 
-  const terminate = async (s: UserSession) => {
+  const terminate = async (s: DeviceSession) => {
     setBusy(s.id);
     try {
       await terminateSession(s.id);
       toast.success("Session terminée");
       // Terminating this device's own session signs the user out.
-      if (s.id === currentId) {
+      if (s.is_this_device) {
         await signOut();
         return;
       }
@@ -78,7 +75,7 @@ export function DevicesCard() {
                     <div className="min-w-0">
                       <p className="flex flex-wrap items-center gap-2 font-medium">
                         {s.device_name || "Appareil inconnu"}
-                        {s.id === currentId && <Badge variant="success">Cet appareil</Badge>}
+                        {s.is_this_device && <Badge variant="success">Cet appareil</Badge>}
                       </p>
                       <p className="text-muted-foreground text-xs">
                         Dernière activité : {formatDateTimeFr(s.last_active) || "—"}
