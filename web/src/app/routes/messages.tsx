@@ -7,6 +7,8 @@ import { ErrorPanel, PageContainer, PageSpinner } from "@/components/layout/page
 import { useAuth } from "@/features/auth/hooks/auth-context";
 import { designatedAdmin, listNonAdminUsers, type Peer } from "@/features/messages/api/messages";
 import { Conversation } from "@/features/messages/components/conversation";
+import { useUnreadBySender } from "@/features/messages/hooks/use-unread";
+import { unreadLabel, withUnreadFirst } from "@/features/messages/lib/unread";
 import { useDocumentTitle } from "@/lib/use-document-title";
 import { cn } from "@/lib/utils";
 
@@ -47,6 +49,8 @@ function AdminInbox({ userId }: { userId: string }) {
   const [users, setUsers] = React.useState<Peer[] | null>(null);
   const [selected, setSelected] = React.useState<Peer | null>(null);
   const [search, setSearch] = React.useState("");
+  const unread = useUnreadBySender(userId);
+  const conversationRef = React.useRef<HTMLDivElement>(null);
   React.useEffect(() => {
     listNonAdminUsers()
       .then(setUsers)
@@ -55,7 +59,15 @@ function AdminInbox({ userId }: { userId: string }) {
         toast.error("Failed to load users");
       });
   }, []);
-  const filtered = (users ?? []).filter((u) => `${u.full_name ?? ""} ${u.email ?? ""}`.toLowerCase().includes(search.trim().toLowerCase()));
+  const filtered = withUnreadFirst(
+    (users ?? []).filter((u) => `${u.full_name ?? ""} ${u.email ?? ""}`.toLowerCase().includes(search.trim().toLowerCase())),
+    unread,
+  );
+  const open = (u: Peer) => {
+    setSelected(u);
+    // On a phone the conversation is below the list: bring it into view.
+    window.requestAnimationFrame(() => conversationRef.current?.scrollIntoView({ block: "nearest" }));
+  };
   return (
     <div className="grid gap-4 md:grid-cols-[280px_1fr]">
       <aside className="bg-card flex flex-col rounded-xl border">
@@ -69,27 +81,46 @@ function AdminInbox({ userId }: { userId: string }) {
             </li>
           )}
           {users && filtered.length === 0 && <li className="text-muted-foreground p-2 text-sm">Aucun utilisateur trouvé</li>}
-          {filtered.map((u) => (
-            <li key={u.id}>
-              <button
-                type="button"
-                onClick={() => setSelected(u)}
-                className={cn("flex w-full flex-col rounded-md px-3 py-2 text-left text-sm transition-colors", selected?.id === u.id ? "bg-primary text-primary-foreground" : "hover:bg-accent")}
-              >
-                <span className="truncate font-medium">{u.full_name || "Sans nom"}</span>
-                <span className={cn("truncate text-xs", selected?.id === u.id ? "opacity-80" : "text-muted-foreground")}>{u.email}</span>
-              </button>
-            </li>
-          ))}
+          {filtered.map((u) => {
+            const count = unread.get(u.id) ?? 0;
+            const current = selected?.id === u.id;
+            return (
+              <li key={u.id} data-testid="conversation" data-email={u.email ?? ""}>
+                <button
+                  type="button"
+                  onClick={() => open(u)}
+                  aria-current={current || undefined}
+                  className={cn("flex w-full items-center gap-2 rounded-md px-3 py-2 text-left text-sm transition-colors", current ? "bg-primary text-primary-foreground" : "hover:bg-accent")}
+                >
+                  <span className="flex min-w-0 flex-1 flex-col">
+                    <span className={cn("truncate", count > 0 ? "font-semibold" : "font-medium")}>{u.full_name || "Sans nom"}</span>
+                    <span className={cn("truncate text-xs", current ? "opacity-80" : "text-muted-foreground")}>{u.email}</span>
+                  </span>
+                  {count > 0 && (
+                    <span
+                      className={cn("flex h-5 min-w-5 shrink-0 items-center justify-center rounded-full px-1.5 text-xs font-semibold", current ? "bg-primary-foreground text-primary" : "bg-destructive text-white")}
+                      data-testid="conversation-unread"
+                      aria-label={unreadLabel(count)}
+                      title={unreadLabel(count)}
+                    >
+                      {count}
+                    </span>
+                  )}
+                </button>
+              </li>
+            );
+          })}
         </ul>
       </aside>
-      {selected ? (
-        <Conversation userId={userId} peer={selected} viewerIsAdmin />
-      ) : (
-        <div className="text-muted-foreground flex min-h-[300px] flex-col items-center justify-center gap-2 rounded-xl border border-dashed text-sm">
-          <UsersIcon className="size-8" aria-hidden /> Sélectionnez un utilisateur pour afficher la conversation.
-        </div>
-      )}
+      <div ref={conversationRef} className="min-w-0 scroll-mt-20">
+        {selected ? (
+          <Conversation userId={userId} peer={selected} viewerIsAdmin />
+        ) : (
+          <div className="text-muted-foreground flex min-h-[300px] flex-col items-center justify-center gap-2 rounded-xl border border-dashed p-4 text-center text-sm">
+            <UsersIcon className="size-8" aria-hidden /> Sélectionnez un utilisateur pour afficher la conversation.
+          </div>
+        )}
+      </div>
     </div>
   );
 }

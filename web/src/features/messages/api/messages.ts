@@ -14,6 +14,13 @@ export async function countUnread(userId: string): Promise<number> {
   return count ?? 0;
 }
 
+/** Unread messages to the user per sender: one grouped read (`count()`), rows limited by RLS. */
+export async function countUnreadBySender(userId: string): Promise<Map<string, number>> {
+  const { data, error } = await supabase().from("private_messages").select("sender_id, unread:count()").eq("recipient_id", userId).eq("is_read", false);
+  if (error) return new Map();
+  return new Map((data ?? []).map((row: { sender_id: string; unread: number }) => [row.sender_id, row.unread]));
+}
+
 /** Live updates of the user's incoming messages; returns the unsubscribe function. */
 export function subscribeInbox(userId: string, onChange: () => void): () => void {
   const client = supabase();

@@ -1,19 +1,22 @@
 import * as React from "react";
-import { countUnread, subscribeInbox } from "@/features/messages/api/messages";
+import { countUnread, countUnreadBySender, subscribeInbox } from "@/features/messages/api/messages";
 
-/** Number of unread messages for the user, updated live through realtime. */
-export function useUnreadCount(userId: string | null): number {
-  const [count, setCount] = React.useState(0);
+/**
+ * A value computed from the user's unread messages, recomputed on every change to the inbox
+ * (realtime), when the tab comes back (a change may have arrived while hidden) and when a
+ * conversation marks messages read ("messages:read").
+ */
+function useInboxValue<T>(userId: string | null, empty: T, read: (userId: string) => Promise<T>): T {
+  const [value, setValue] = React.useState<T>(empty);
   React.useEffect(() => {
     if (!userId) {
-      setCount(0);
+      setValue(empty);
       return;
     }
     let alive = true;
-    const refresh = () => void countUnread(userId).then((n) => alive && setCount(n));
+    const refresh = () => void read(userId).then((v) => alive && setValue(v));
     refresh();
     const off = subscribeInbox(userId, refresh);
-    // Also refresh when the tab comes back, in case a change arrived while hidden.
     const onVisible = () => document.visibilityState === "visible" && refresh();
     document.addEventListener("visibilitychange", onVisible);
     window.addEventListener("messages:read", refresh);
@@ -23,6 +26,18 @@ export function useUnreadCount(userId: string | null): number {
       document.removeEventListener("visibilitychange", onVisible);
       window.removeEventListener("messages:read", refresh);
     };
-  }, [userId]);
-  return count;
+  }, [userId, empty, read]);
+  return value;
+}
+
+const NO_UNREAD = new Map<string, number>();
+
+/** Number of unread messages for the user, updated live through realtime. */
+export function useUnreadCount(userId: string | null): number {
+  return useInboxValue(userId, 0, countUnread);
+}
+
+/** Unread messages for the user per sender (the admin's conversation list), updated live. */
+export function useUnreadBySender(userId: string | null): Map<string, number> {
+  return useInboxValue(userId, NO_UNREAD, countUnreadBySender);
 }
