@@ -498,7 +498,12 @@ test("the content form's file type follows the file chosen last", async () => {
   const [course] = await state.api.rest(`courses?title=eq.${encodeURIComponent("Les bases de l'anglais")}&select=id`);
   await page.goto(`${BASE_URL}/admin/course/${course.id}`);
   const file = page.getByLabel("Fichier", { exact: true });
+  // The picker speaks French whatever the browser's language, and names the chosen file.
+  const picker = page.locator('[data-slot="file-input"]');
+  await picker.getByText("Choisir un fichier").waitFor();
+  await picker.getByText("Aucun fichier", { exact: true }).waitFor();
   await file.setInputFiles({ name: "schéma.png", mimeType: "image/png", buffer: await pngBytes(page, 20, 20) });
+  await picker.getByText("schéma.png").waitFor();
   assert.equal(await page.getByLabel("Type de fichier").inputValue(), "image");
   assert.equal(await page.getByLabel("Titre du contenu").inputValue(), "schéma");
   await file.setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("notes") });

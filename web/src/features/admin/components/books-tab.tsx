@@ -7,6 +7,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { FormField } from "@/components/form-field";
+import { FileInput } from "@/components/file-input";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
 import { BookCover } from "@/features/books/components/book-cover";
 import { bookCoverUrl } from "@/features/books/api/books";
@@ -166,10 +167,10 @@ function BookUploadForm({ onUploaded }: { onUploaded: () => void }) {
         <Input id="book-pages" type="number" min={1} value={pages} onChange={(e) => setPages(e.target.value)} aria-invalid={!!errors.pages} />
       </FormField>
       <FormField id="book-file" label="Fichier PDF" error={errors.file}>
-        <Input id="book-file" type="file" accept="application/pdf,.pdf" onChange={(e) => setFile(e.target.files?.[0] ?? null)} aria-invalid={!!errors.file} />
+        <FileInput id="book-file" accept="application/pdf,.pdf" file={file} onFile={setFile} aria-invalid={!!errors.file} />
       </FormField>
       <FormField id="book-cover" label="Couverture (optionnelle)" error={errors.cover} hint="Réduite à 300 px de large (JPEG).">
-        <Input id="book-cover" type="file" accept="image/*" onChange={(e) => setCover(e.target.files?.[0] ?? null)} aria-invalid={!!errors.cover} />
+        <FileInput id="book-cover" accept="image/*" file={cover} onFile={setCover} aria-invalid={!!errors.cover} />
       </FormField>
       <div>
         <Button type="submit" disabled={busy}>

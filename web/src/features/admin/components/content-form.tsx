@@ -8,6 +8,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Progress } from "@/components/ui/progress";
 import { Label } from "@/components/ui/label";
 import { FormField } from "@/components/form-field";
+import { FileInput } from "@/components/file-input";
 import { addContent } from "@/features/admin/api/courses";
 import { chooseFile, contentObjectPath, nextProgress, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
 import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
@@ -40,7 +41,6 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
   const [embed, setEmbed] = React.useState("");
   const [errors, setErrors] = React.useState<Errors>({});
   const [progress, setProgress] = React.useState<number | null>(null);
-  const fileRef = React.useRef<HTMLInputElement>(null);
 
   const chooseType = (type: string) => {
     setFileType(type);
@@ -89,7 +89,6 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
       setDescription("");
       setFile(null);
       setEmbed("");
-      if (fileRef.current) fileRef.current.value = "";
       onAdded();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, fileType === "video" ? "Impossible d'ajouter la vidéo." : "Impossible d'ajouter le contenu.") });
@@ -131,7 +130,7 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
       </fieldset>
       {mode === "file" ? (
         <FormField id="content-file" label="Fichier" error={errors.file} hint="Le type est détecté d'après l'extension.">
-          <Input ref={fileRef} id="content-file" type="file" onChange={(e) => pickFile(e.target.files?.[0] ?? null)} />
+          <FileInput id="content-file" file={file} onFile={pickFile} aria-invalid={!!errors.file} />
         </FormField>
       ) : (
         <FormField id="content-embed" label={`URL ou code embed (${EMBED_HOST_NAME})`} error={errors.embed}>

@@ -6,6 +6,7 @@ import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { NativeSelect } from "@/components/ui/native-select";
 import { FormField } from "@/components/form-field";
+import { FileInput } from "@/components/file-input";
 import { createCourse, updateCourse } from "@/features/admin/api/courses";
 import { errorText } from "@/features/admin/lib/errors";
 import type { Course, Visibility } from "@/types/db";
@@ -22,7 +23,6 @@ export function CourseForm({ course, onSaved, idPrefix = "course" }: { course?: 
   const [error, setError] = React.useState<string | undefined>();
   const [coverError, setCoverError] = React.useState<string | undefined>();
   const [busy, setBusy] = React.useState(false);
-  const fileRef = React.useRef<HTMLInputElement>(null);
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -43,7 +43,6 @@ export function CourseForm({ course, onSaved, idPrefix = "course" }: { course?: 
         setVisibility("public");
       }
       setCover(null);
-      if (fileRef.current) fileRef.current.value = "";
       onSaved(result.course);
     } catch (err) {
       toast.error("Erreur", { description: errorText(err, course ? "Impossible de mettre à jour le cours." : "Failed to create course: Unknown error") });
@@ -69,17 +68,15 @@ export function CourseForm({ course, onSaved, idPrefix = "course" }: { course?: 
           </NativeSelect>
         </FormField>
         <FormField id={id("cover")} label="Image de couverture (optionnelle)" hint="Format conseillé 16:9 ; réduite à 300 px de large." error={coverError}>
-          <Input
-            ref={fileRef}
+          <FileInput
             id={id("cover")}
-            type="file"
             accept="image/*"
-            onChange={(e) => {
-              const file = e.target.files?.[0] ?? null;
+            file={cover}
+            aria-invalid={!!coverError}
+            onFile={(file) => {
               if (file && !file.type.startsWith("image/")) {
                 setCoverError("Seuls les fichiers image sont acceptés pour la couverture");
                 setCover(null);
-                e.target.value = "";
                 return;
               }
               setCoverError(undefined);
