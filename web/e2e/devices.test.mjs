@@ -1,14 +1,37 @@
+// Connected devices are the account's auth sessions (two at most): every way in is listed and
+// can be ended, logging out ends this device only, and a recovery at the limit still lets the
+// user in. An ended device says who ended it at its next status check (every 30 s, and on load).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BASE_URL, newPage, useBrowser } from "./support.mjs";
-import { DEMO, signIn } from "./browser.mjs";
+import { BASE_URL, latestMailLink, newAccount, newPage, refreshPageSession, uniqueEmail, useBrowser } from "./support.mjs";
+import { DEMO, VIEWPORTS, horizontalOverflow, signIn } from "./browser.mjs";
 
 const b = useBrowser();
+const LIMIT_MESSAGE = "Vous avez atteint le nombre maximum de sessions actives. Déconnectez-vous d'un autre appareil pour continuer.";
+
+async function openAccount(page) {
+  await page.goto(`${BASE_URL}/compte`);
+  await page.getByRole("heading", { name: "Appareils connectés" }).waitFor();
+  const devices = page.getByTestId("device");
+  await devices.first().waitFor();
+  return devices;
+}
+
+/** The page's status check (run on load) finds its session ended: it says why, then signs out. */
+async function seesEnded(page, text) {
+  await page.goto(`${BASE_URL}/compte`);
+  await page.getByText(text).waitFor();
+  await page.getByRole("heading", { name: "Connexion" }).waitFor();
+}
+
+function logoutButton(page) {
+  return page.getByRole("main").getByRole("button", { name: "Déconnexion" });
+}
 
 test("a third device is refused, and a device ended elsewhere is signed out", async () => {
   const { email, password } = DEMO.newcomer;
   const first = await newPage(b.browser);
-  const second = await newPage(b.browser, { width: 375, height: 812 });
+  const second = await newPage(b.browser, VIEWPORTS.mobile);
   await signIn(first.page, BASE_URL, email, password);
   await signIn(second.page, BASE_URL, email, password);
 
@@ -17,21 +40,111 @@ test("a third device is refused, and a device ended elsewhere is signed out", as
   await third.page.getByLabel("Email").fill(email);
   await third.page.getByLabel("Mot de passe", { exact: true }).fill(password);
   await third.page.getByRole("button", { name: "Se connecter" }).click();
-  await third.page.getByText("Vous avez atteint le nombre maximum de sessions actives. Déconnectez-vous d'un autre appareil pour continuer.").waitFor();
+  await third.page.getByText(LIMIT_MESSAGE).waitFor();
   await third.context.close();
 
   // From the first browser's account page, end the other device.
-  await first.page.goto(`${BASE_URL}/compte`);
-  const devices = first.page.getByTestId("device");
+  const devices = await openAccount(first.page);
   await devices.nth(1).waitFor();
   assert.equal(await devices.count(), 2);
   await devices.filter({ hasNotText: "Cet appareil" }).getByRole("button", { name: "Terminer" }).click();
   await first.page.getByText("Session terminée").first().waitFor();
 
-  // The second browser notices at its next status check (every 30 s) and signs out.
-  await second.page.getByText("Votre session a été terminée par un administrateur.").waitFor({ timeout: 45_000 });
+  // The second browser notices at its next status check (every 30 s) and signs out, told that
+  // one of the user's own devices ended it (not an administrator).
+  await second.page.getByText("Votre session a été terminée depuis un autre de vos appareils.").waitFor({ timeout: 45_000 });
   await second.page.getByRole("button", { name: "Ouvrir le menu" }).click();
   await second.page.getByRole("link", { name: "Connexion" }).waitFor();
+  await logoutButton(first.page).click();  // the demo account's other suites start with no device
+  await first.page.getByText("Déconnexion réussie").waitFor();
   await first.context.close();
   await second.context.close();
+});
+
+test("the sign-up device is listed and can be ended from another device", async () => {
+  const email = uniqueEmail("signup-device");
+  const password = "signup-pass-1";
+  const signedUp = await newPage(b.browser, VIEWPORTS.mobile);
+  const page = signedUp.page;
+  await page.goto(`${BASE_URL}/inscription`);
+  await page.getByLabel("Nom complet").fill("Nina Nouvelle");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Pays").fill("France");
+  await page.getByLabel("Numéro WhatsApp").fill("+33 6 00 00 00 00");
+  await page.getByLabel("Mot de passe", { exact: true }).fill(password);
+  await page.getByLabel("Confirmer le mot de passe").fill(password);
+  await page.getByRole("button", { name: "S'inscrire" }).click();
+  await page.getByRole("heading", { name: /Bienvenue sur/ }).waitFor({ timeout: 20_000 });
+  // A brand-new account is welcomed, not welcomed back.
+  await page.getByText("Bienvenue, Nina Nouvelle !", { exact: false }).waitFor();
+  assert.equal(await page.getByText("Ravi de vous revoir").count(), 0);
+
+  // The session sign-up opened is a device like any other.
+  const mine = await openAccount(page);
+  assert.equal(await mine.count(), 1);
+  assert.match(await mine.first().innerText(), /Chrome on Linux[\s\S]*Cet appareil/);
+  assert.equal(await horizontalOverflow(page), 0);
+
+  const other = await newPage(b.browser);
+  await signIn(other.page, BASE_URL, email, password);
+  const both = await openAccount(other.page);
+  await both.nth(1).waitFor();
+  await both.filter({ hasNotText: "Cet appareil" }).getByRole("button", { name: "Terminer" }).click();
+  await other.page.getByText("Session terminée").first().waitFor();
+  assert.equal(await (await openAccount(other.page)).count(), 1);
+
+  await seesEnded(page, "Votre session a été terminée depuis un autre de vos appareils.");
+  await signedUp.context.close();
+  await other.context.close();
+});
+
+test("logging out of one device leaves the other signed in", async () => {
+  const { email, password } = await newAccount("logout-one");
+  const leaving = await newPage(b.browser);
+  const staying = await newPage(b.browser, VIEWPORTS.mobile);
+  await signIn(leaving.page, BASE_URL, email, password);
+  await signIn(staying.page, BASE_URL, email, password);
+
+  await leaving.page.goto(`${BASE_URL}/compte`);
+  await logoutButton(leaving.page).click();
+  await leaving.page.getByText("Déconnexion réussie").waitFor();
+
+  // The other device's refresh token still works, and its list shows it alone.
+  assert.equal(await refreshPageSession(staying.page), 200);
+  const devices = await openAccount(staying.page);
+  assert.equal(await devices.count(), 1);
+  assert.match(await devices.first().innerText(), /Cet appareil/);
+  await leaving.context.close();
+  await staying.context.close();
+});
+
+test("a recovery link at the device limit ends the least recently used device and says so", async () => {
+  const { email, password } = await newAccount("limit-recovery");
+  const oldest = await newPage(b.browser);
+  const recent = await newPage(b.browser);
+  await signIn(oldest.page, BASE_URL, email, password);
+  await signIn(recent.page, BASE_URL, email, password);
+
+  const locked = await newPage(b.browser, VIEWPORTS.mobile);
+  const page = locked.page;
+  await page.goto(`${BASE_URL}/mot-de-passe-oublie`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("button", { name: "Envoyer le lien" }).click();
+  await page.getByText("un email de réinitialisation vient d'être envoyé", { exact: false }).waitFor();
+  await page.goto(await latestMailLink(email));
+  await page.getByRole("heading", { name: "Nouveau mot de passe" }).waitFor();
+  await page.getByTestId("sessions-ended").waitFor();
+  assert.equal(await horizontalOverflow(page), 0);
+
+  await seesEnded(oldest.page, "Votre session a été terminée pour laisser la place à une connexion par lien e-mail sur un autre appareil (2 appareils au maximum).");
+  assert.equal(await (await openAccount(recent.page)).count(), 2);
+
+  // The new password ends the other sessions (as GoTrue does), and that device is told why.
+  await page.goto(`${BASE_URL}/mot-de-passe-oublie`);
+  await page.getByLabel("Nouveau mot de passe").fill("recovered-pass-2");
+  await page.getByLabel("Confirmer le mot de passe").fill("recovered-pass-2");
+  await page.getByRole("button", { name: "Enregistrer le mot de passe" }).click();
+  await page.getByText("Mot de passe mis à jour avec succès").waitFor();
+  await seesEnded(recent.page, "Votre mot de passe a été modifié sur un autre appareil. Veuillez vous reconnecter.");
+  for (const context of [oldest.context, recent.context, locked.context]) await context.close();
 });

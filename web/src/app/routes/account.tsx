@@ -43,7 +43,8 @@ export default function Account() {
   return (
     <PageContainer className="max-w-5xl">
       <h1 className="mb-6 text-3xl font-bold tracking-tight">Mon compte</h1>
-      <div className="grid gap-6 lg:grid-cols-[300px_1fr]">
+      {/* One column below lg that never grows past the screen (a long e-mail is cut, not scrolled). */}
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[300px_minmax(0,1fr)]">
         <Card className="h-fit">
           <CardContent className="flex flex-col items-center gap-3 text-center">
             <span className="bg-primary text-primary-foreground flex size-20 items-center justify-center rounded-full text-2xl font-bold uppercase" aria-hidden>
@@ -51,8 +52,8 @@ export default function Account() {
             </span>
             <div className="min-w-0 max-w-full">
               <p className="truncate text-lg font-semibold">{name}</p>
-              <p className="text-muted-foreground flex items-center justify-center gap-1 truncate text-sm">
-                <MailIcon className="size-3.5 shrink-0" aria-hidden /> {user.email}
+              <p className="text-muted-foreground flex items-center justify-center gap-1 text-sm">
+                <MailIcon className="size-3.5 shrink-0" aria-hidden /> <span className="truncate">{user.email}</span>
               </p>
             </div>
             <div className="flex flex-wrap justify-center gap-2">
