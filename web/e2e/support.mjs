@@ -80,3 +80,53 @@ export async function pageAccessToken(page) {
     return null;
   });
 }
+
+/** A new confirmed account with no session left open (signed up, then signed out of that session). */
+export async function newAccount(prefix, password = "device-pass-1") {
+  const email = uniqueEmail(prefix);
+  const key = await anonKey();
+  const res = await fetch(`${BASE_URL}/auth/v1/signup`, {
+    method: "POST",
+    headers: { apikey: key, "content-type": "application/json" },
+    body: JSON.stringify({ email, password, data: { full_name: `Compte ${prefix}` } }),
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(`sign-up of ${email} failed: ${JSON.stringify(body)}`);
+  await fetch(`${BASE_URL}/auth/v1/logout?scope=local`, { method: "POST", headers: { apikey: key, authorization: `Bearer ${body.access_token}` } });
+  return { email, password, name: `Compte ${prefix}` };
+}
+
+/** Asks for a password-recovery mail, as the recovery page does (same redirect). */
+export async function requestRecovery(email) {
+  const redirect = encodeURIComponent(`${BASE_URL}/mot-de-passe-oublie`);
+  const res = await fetch(`${BASE_URL}/auth/v1/recover?redirect_to=${redirect}`, {
+    method: "POST",
+    headers: { apikey: await anonKey(), "content-type": "application/json" },
+    body: JSON.stringify({ email }),
+  });
+  if (!res.ok) throw new Error(`recovery of ${email} failed: ${res.status} ${await res.text()}`);
+}
+
+/** The link of the latest mail to `email` in the dev inbox. */
+export async function latestMailLink(email) {
+  const res = await fetch(`${BASE_URL}/inbox/api/v1/messages?email=${encodeURIComponent(email)}&limit=1`);
+  const { messages } = await res.json();
+  if (!messages?.length) throw new Error(`no mail for ${email}`);
+  return messages[0].Link;
+}
+
+/** Renews the page's stored session with its refresh token, as supabase-js would; answers the HTTP status. */
+export async function refreshPageSession(page) {
+  const key = await anonKey();
+  return page.evaluate(async ({ base, apikey }) => {
+    const name = Object.keys(localStorage).find((k) => /^sb-.*-auth-token$/.test(k));
+    const stored = JSON.parse(localStorage.getItem(name));
+    const res = await fetch(`${base}/auth/v1/token?grant_type=refresh_token`, {
+      method: "POST",
+      headers: { apikey, "content-type": "application/json" },
+      body: JSON.stringify({ refresh_token: stored.refresh_token }),
+    });
+    if (res.ok) localStorage.setItem(name, JSON.stringify({ ...stored, ...(await res.json()) }));
+    return res.status;
+  }, { base: BASE_URL, apikey: key });
+}
