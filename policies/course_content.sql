@@ -1,5 +1,7 @@
--- course_content (lessons): readable with course access (public courses: visitors too),
--- or when that single lesson was granted (user_content_progress); admins write.
+-- course_content (lessons): readable once unlocked for the caller (app_private.can_read_lesson,
+-- migration 0008): admins; course access (public courses: visitors too) as the course's active
+-- unlock schedule opens the lessons, every lesson without a schedule;
+-- or when that single lesson was granted (user_content_progress). Admins write.
 alter table public.course_content enable row level security;
 
 revoke all on public.course_content from anon, authenticated;

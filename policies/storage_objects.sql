@@ -1,6 +1,7 @@
 -- storage.objects in the site's buckets: only admins upload, replace or delete.
 -- books: a PDF is downloadable by admins, full-access users and users granted the book.
--- course-content: a lesson file is readable by whoever can read its lesson.
+-- course-content: a lesson file follows its row: readable when the caller's RLS on
+--   course_content shows a lesson with that file_path (a locked lesson's file is refused).
 -- covers (public bucket): book and course covers, viewable by everyone.
 -- storage.objects belongs to the storage service: skipped until it exists.
 do $outer$
@@ -26,10 +27,8 @@ begin
   execute $p$
     create policy app_course_content_read on storage.objects for select to anon, authenticated
       using (bucket_id = 'course-content' and (
-        app_private.is_admin()
-        or exists (select 1 from public.course_content c
-                   where c.file_path = storage.objects.name
-                     and app_private.can_read_content(auth.uid(), c.id))))
+        app_private.is_admin()  -- also files not yet (or no longer) attached to a lesson
+        or exists (select 1 from public.course_content c where c.file_path = storage.objects.name)))
   $p$;
 
   execute 'drop policy if exists app_covers_read on storage.objects';

@@ -5,7 +5,8 @@ insert into auth.users (id, aud, role, email, raw_user_meta_data, email_confirme
   (%(learner)s, 'authenticated', 'authenticated', 'matrix-learner@example.invalid', '{"full_name": "No Access"}', now(), now(), now()),
   (%(member)s, 'authenticated', 'authenticated', 'matrix-member@example.invalid', '{"full_name": "Has Access"}', now(), now(), now()),
   (%(granted)s, 'authenticated', 'authenticated', 'matrix-granted@example.invalid', '{"full_name": "One Lesson"}', now(), now(), now()),
-  (%(fulluser)s, 'authenticated', 'authenticated', 'matrix-full@example.invalid', '{"full_name": "Full Access"}', now(), now(), now());
+  (%(fulluser)s, 'authenticated', 'authenticated', 'matrix-full@example.invalid', '{"full_name": "Full Access"}', now(), now(), now()),
+  (%(veteran)s, 'authenticated', 'authenticated', 'matrix-veteran@example.invalid', '{"full_name": "Long Access"}', now(), now(), now());
 update app_private.profiles set role = 'admin' where id = %(admin)s;
 -- App settings (SUPALITE_APP_*), for this check's transaction only.
 select set_config('app.contact_admin_email', 'matrix-admin@example.invalid', true),
@@ -24,6 +25,8 @@ insert into public.course_unlock_schedules (course_id) values (%(priv)s);
 insert into public.books (id, title, file_path, cover_url) values (%(book)s, 'Matrix book', 'matrix/book.pdf', 'matrix/book.jpg');
 
 insert into public.course_access (user_id, course_id, granted_by) values (%(member)s, %(priv)s, %(admin)s);
+insert into public.course_access (user_id, course_id, granted_by, created_at) values
+  (%(veteran)s, %(priv)s, %(admin)s, now() - interval '10 days');
 insert into public.user_book_access (user_id, book_id, granted_by) values (%(member)s, %(book)s, %(admin)s);
 insert into public.user_content_progress (user_id, course_id, content_id) values (%(granted)s, %(priv)s, %(priv1)s);
 insert into public.full_access_users (user_id, granted_by) values (%(fulluser)s, %(admin)s);
@@ -39,4 +42,5 @@ insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent,
   (%(s_member)s, %(member)s, now(), now(), 'aal1', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/130.0 Safari/537.36', '192.0.2.2');
 
 insert into storage.objects (bucket_id, name) values
-  ('books', 'matrix/book.pdf'), ('course-content', 'matrix/priv0.pdf'), ('covers', 'matrix/book.jpg');
+  ('books', 'matrix/book.pdf'), ('course-content', 'matrix/priv0.pdf'),
+  ('course-content', 'matrix/priv1.pdf'), ('covers', 'matrix/book.jpg');

@@ -58,7 +58,11 @@ def test_signed_in_users_see_every_course(conn, world):
 
 def test_lessons_need_course_access(conn, world):
     assert query(conn, world.learner, "select id from course_content where course_id = %s", [world.private_course]) == []
-    assert len(query(conn, world.member, "select id from course_content where course_id = %s", [world.private_course])) == 5
+    # The private course's schedule (1 lesson every 2 days, access granted now) opens lesson 0;
+    # the plain course has no schedule: course access opens it all.
+    assert [r["id"] for r in query(conn, world.member, "select id from course_content where course_id = %s", [world.private_course])] == world.private_lessons[:1]
+    assert [r["id"] for r in query(conn, world.member, "select id from course_content where course_id = %s", [world.plain_course])] == [world.plain_lesson]
+    assert len(query(conn, world.admin, "select id from course_content where course_id = %s", [world.private_course])) == 5
     assert [r["id"] for r in query(conn, None, "select id from course_content where course_id = %s", [world.public_course], role="anon")] == [world.public_lesson]
 
 
@@ -70,9 +74,11 @@ def test_a_granted_lesson_is_readable_alone(conn, world):
 
 
 def test_visible_course_content_is_in_course_order(conn, world):
-    listed = rpc(conn, world.member, "get_visible_course_content", user_id=world.member, course_id=world.private_course)
+    listed = rpc(conn, world.admin, "get_visible_course_content", user_id=world.admin, course_id=world.private_course)
     assert [r["id"] for r in listed] == world.private_lessons
     assert [r["order_index"] for r in listed] == [0, 1, 2, 3, 4]
+    listed = rpc(conn, world.member, "get_visible_course_content", user_id=world.member, course_id=world.private_course)
+    assert [r["id"] for r in listed] == world.private_lessons[:1]  # the schedule's first lesson
 
 
 def test_only_admins_write_courses_and_lessons(conn, world):
@@ -144,12 +150,14 @@ def test_comments_follow_the_lesson(conn, world):
 
 def test_views_are_recorded_by_the_learner_only(conn, world):
     rows = query(conn, world.member, "insert into content_views (user_id, content_id) values (%s, %s) returning user_id",
-                 [world.member, world.private_lessons[1]])
+                 [world.member, world.private_lessons[0]])
     assert rows == [{"user_id": world.member}]
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):  # still locked by the schedule
+        query(conn, world.member, "insert into content_views (user_id, content_id) values (%s, %s)", [world.member, world.private_lessons[1]])
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         query(conn, world.learner, "insert into content_views (user_id, content_id) values (%s, %s)", [world.member, world.public_lesson])
     with pytest.raises(psycopg.errors.UniqueViolation):
-        query(conn, world.member, "insert into content_views (user_id, content_id) values (%s, %s)", [world.member, world.private_lessons[1]])
+        query(conn, world.member, "insert into content_views (user_id, content_id) values (%s, %s)", [world.member, world.private_lessons[0]])
     assert query(conn, world.learner, "select * from content_views where user_id = %s", [world.member]) == []
 
 
