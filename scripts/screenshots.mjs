@@ -185,6 +185,11 @@ try {
     const dialogShot = async (name) => {
       await apage.waitForTimeout(500);
       await apage.screenshot({ path: join(dir, `${name}.png`) });
+      if (vpName === "mobile") {
+        // A dialog scrolling sideways inside an unmoving page counts too.
+        const overflow = await apage.evaluate(() => Math.max(0, ...[...document.querySelectorAll('[role="dialog"], [role="alertdialog"]')].map((d) => d.scrollWidth - d.clientWidth)));
+        if (overflow > 0) problems.push(`${name}: ${overflow}px of horizontal scrolling in the dialog at 375 px`);
+      }
       for (const v of await axeProblems(apage)) problems.push(`${name} at ${viewport.width} px: ${v}`);
       await apage.keyboard.press("Escape");
       await apage.waitForTimeout(300);
@@ -220,6 +225,12 @@ try {
         await checked("51-admin-course-deblocage");
       }
     }
+    await apage.goto(`${server.url}/messages`);
+    await apage.getByTestId("conversation").first().waitFor();
+    await checked("54-admin-messages");
+    await apage.getByTestId("conversation").first().getByRole("button").click();
+    await apage.getByTestId("message-list").waitFor();
+    await checked("55-admin-conversation");
     await apage.goto(`${server.url}/compte`);
     await apage.getByRole("button", { name: /Déconnexion/ }).last().click().catch(() => undefined);
     await apage.waitForTimeout(500);
