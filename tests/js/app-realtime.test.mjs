@@ -1,9 +1,10 @@
 // Live updates the web app relies on, with the unmodified supabase-js: the unread dot
 // (private_messages) and the comments panel (content_comments, comment_replies) receive
-// only the rows their reader's policies allow.
+// only the rows their reader's policies allow, every one of them, in commit order.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { client, serviceClient, uniqueEmail } from './support.mjs';
+import pg from 'pg';
+import { client, env, serviceClient, uniqueEmail } from './support.mjs';
 
 const PASSWORD = 'app-realtime-1';
 const clients = [];
@@ -57,6 +58,13 @@ before(async () => {
 after(async () => {
   for (const supabase of clients) await supabase.removeAllChannels();
 });
+
+// DATABASE_URL may be a libpq URL or a `key=value` conninfo string.
+function pgConfig(conninfo) {
+  if (/^postgres(ql)?:\/\//.test(conninfo)) return { connectionString: conninfo };
+  const fields = Object.fromEntries(conninfo.trim().split(/\s+/).map((kv) => kv.split('=')).map(([k, ...v]) => [k, v.join('=').replace(/^'|'$/g, '')]));
+  return { host: fields.host, port: Number(fields.port || 5432), user: fields.user, password: fields.password, database: fields.dbname };
+}
 
 async function send(recipient, content) {
   const { data, error } = await admin.supabase.from('private_messages')
@@ -116,4 +124,26 @@ test('the comments panel receives comments and replies on lessons the learner ca
   assert.equal(reply.error, null);
   await waitFor(() => replies.length >= 1, 'a reply');
   assert.deepEqual(replies.map((r) => r.id), [reply.data.id]);
+});
+
+test('a message sent then marked read reaches the learner as INSERT then UPDATE while another transaction stays open', async () => {
+  const events = [];
+  await subscribed(alice.supabase.channel(`alice-inbox-${Math.random().toString(36).slice(2)}`)
+    .on('postgres_changes', { event: '*', schema: 'public', table: 'private_messages', filter: `recipient_id=eq.${alice.id}` },
+      (p) => events.push(p)));
+  const other = new pg.Client(pgConfig(env.databaseUrl));
+  await other.connect();
+  try {
+    await other.query('begin');
+    await other.query('select pg_current_xact_id()'); // some other work, still open
+    const id = await send(alice, 'Lu ?');
+    const read = await alice.supabase.from('private_messages').update({ is_read: true }).eq('id', id).select('id');
+    assert.deepEqual(read.data, [{ id }]);
+    await waitFor(() => events.length >= 2, 'the message and its read mark');
+    assert.deepEqual(events.map((e) => [e.eventType, e.new.id, e.new.is_read]), [['INSERT', id, false], ['UPDATE', id, true]]);
+    assert.deepEqual(events[1].old, { id }); // the primary key, as Supabase sends it
+  } finally {
+    await other.query('rollback');
+    await other.end();
+  }
 });

@@ -144,6 +144,73 @@ test('two users on one table each receive only the rows their policies allow', a
   for (const c of clients) await c.removeAllChannels();
 });
 
+test('insert, update and delete of one row arrive as three events each, in commit order, within one transaction or in quick succession', async () => {
+  const uid = crypto.randomUUID();
+  const supabase = await realtimeClient(userToken(uid));
+  const events = [];
+  await subscribed(supabase.channel(`burst-${suffix}`)
+    .on('postgres_changes', { event: '*', schema: 'public', table: TABLE }, (p) => events.push(p)));
+  const burst = async () => {
+    const { rows: [row] } = await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'draft') returning id`, [uid]);
+    await db.query(`update public.${TABLE} set body = 'final' where id = $1`, [row.id]);
+    await db.query(`delete from public.${TABLE} where id = $1`, [row.id]);
+    return Number(row.id);
+  };
+  await db.query('begin');
+  const inOneTransaction = await burst();
+  await db.query('commit');
+  const ids = [inOneTransaction, await burst()];
+  await waitFor(() => events.length >= 6, 'six events');
+  await new Promise((r) => setTimeout(r, 300));
+  const expected = ids.flatMap((id) => [['INSERT', 'draft', {}], ['UPDATE', 'final', { id }], ['DELETE', undefined, { id }]]);
+  assert.deepEqual(events.map((e) => [e.eventType, e.new.body, e.old]), expected);
+  await supabase.removeAllChannels();
+});
+
+test('transactions arrive in the order they commit, not the order they started', async () => {
+  const uid = crypto.randomUUID();
+  const supabase = await realtimeClient(userToken(uid));
+  const events = [];
+  await subscribed(supabase.channel(`order-${suffix}`)
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: TABLE }, (p) => events.push(p.new.body)));
+  const early = new pg.Client(pgConfig(env.databaseUrl));
+  await early.connect();
+  try {
+    await early.query('begin');
+    await early.query(`insert into public.${TABLE} (owner, body) values ($1, 'started first')`, [uid]);
+    await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'committed first')`, [uid]);
+    await waitFor(() => events.length >= 1, 'the change committed while another transaction is open');
+    await early.query('commit');
+  } finally {
+    await early.end();
+  }
+  await waitFor(() => events.length >= 2, 'the late commit');
+  assert.deepEqual(events, ['committed first', 'started first']);
+  await supabase.removeAllChannels();
+});
+
+test("another user receives none of a row's insert, update and delete", async () => {
+  const owner = crypto.randomUUID();
+  const other = crypto.randomUUID();
+  const seen = { owner: [], other: [] };
+  const clients = [];
+  for (const [name, uid] of [['owner', owner], ['other', other]]) {
+    const supabase = await realtimeClient(userToken(uid));
+    clients.push(supabase);
+    await subscribed(supabase.channel(`hidden-${name}-${suffix}`)
+      .on('postgres_changes', { event: '*', schema: 'public', table: TABLE }, (p) => seen[name].push(p.eventType)));
+  }
+  const { rows: [row] } = await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'private') returning id`, [owner]);
+  await db.query(`update public.${TABLE} set body = 'still private' where id = $1`, [row.id]);
+  await db.query(`delete from public.${TABLE} where id = $1`, [row.id]);
+  await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'marker')`, [other]);
+  await waitFor(() => seen.owner.length >= 3 && seen.other.length >= 1, 'both users');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(seen.owner, ['INSERT', 'UPDATE', 'DELETE']);
+  assert.deepEqual(seen.other, ['INSERT']); // its own marker only
+  for (const c of clients) await c.removeAllChannels();
+});
+
 for (const vsn of ['1.0.0', '2.0.0']) {
   test(`broadcast with self and ack (vsn ${vsn})`, async () => {
     const a = await realtimeClient(null, vsn);
