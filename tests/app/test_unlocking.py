@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import psycopg
 import pytest
 
 from tests.app.personas import create_user, owner, query
@@ -25,15 +26,24 @@ def course(conn, world):
     return cid, lessons, learner
 
 
-def unlocked(conn, uid, cid, at):
+def at_time(conn, at, sql, params):
     with conn.transaction():
         conn.execute("select set_config('app.frozen_now', %s, false)", [at.isoformat()])
     try:
-        rows = query(conn, uid, "select id from public.get_user_unlocked_content(user_id_param => %s, course_id_param => %s)", [uid, cid])
+        return sql(params)
     finally:
         with conn.transaction():
             conn.execute("select set_config('app.frozen_now', '', false)")
-    return [r["id"] for r in rows]
+
+
+def unlocked(conn, uid, cid, at):
+    """get_user_unlocked_content at `at`, checked against what RLS lets the user read then."""
+    def read(_):
+        granted = query(conn, uid, "select id from public.get_user_unlocked_content(user_id_param => %s, course_id_param => %s)", [uid, cid])
+        rows = query(conn, uid, "select id from course_content where course_id = %s order by order_index, created_at", [cid])
+        assert rows == granted, "the function and the course_content policy disagree"
+        return [r["id"] for r in granted]
+    return at_time(conn, at, read, None)
 
 
 def schedule(conn, cid, interval, per_unlock, delay, active=True):
@@ -102,3 +112,17 @@ def test_public_course_access_starts_at_profile_creation(conn, world):
     owner(conn, "insert into course_unlock_schedules (course_id, unlock_interval_days) values (%s, 7)", [cid])
     created = owner(conn, "select created_at from profiles where id = %s", [world.learner])[0]["created_at"]
     assert unlocked(conn, world.learner, cid, created + timedelta(days=1)) == [first]
+
+
+def test_outline_dates_and_preview_agree_with_the_server(conn, world, course):
+    cid, lessons, learner = course
+    schedule(conn, cid, 3, 2, 1)
+    outline = at_time(conn, START, lambda _: query(conn, learner, "select * from public.get_course_outline(%s)", [cid]), None)
+    assert [o["id"] for o in outline] == lessons and not any(o["unlocked"] for o in outline)
+    # 2 lessons after the 1-day delay, 2 more every 3 days: days 1, 1, 4, 4, 7, 7.
+    assert [o["unlocks_at"] for o in outline] == [START + timedelta(days=d) for d in (1, 1, 4, 4, 7, 7)]
+    for days in range(0, 9):
+        preview = query(conn, world.admin, "select public.preview_unlock_schedule(%s, 3, 2, 1, %s) as n", [cid, days])[0]["n"]
+        assert preview == len(unlocked(conn, learner, cid, START + timedelta(days=days))), days
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        query(conn, learner, "select public.preview_unlock_schedule(%s, 3, 2, 1, 0)", [cid])
