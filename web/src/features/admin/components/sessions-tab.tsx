@@ -1,12 +1,14 @@
 import * as React from "react";
 import { toast } from "sonner";
 import { LaptopIcon, RefreshCwIcon } from "lucide-react";
+import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
 import { listAllSessions, terminateSession, type DeviceSession } from "@/features/sessions";
 import { useAuth } from "@/features/auth";
 import { errorText } from "@/features/admin/lib/errors";
+import { useWide } from "@/features/admin/hooks/use-wide";
 import { formatDateTimeFr } from "@/lib/format";
 
 export const ADMIN_SESSIONS_REFRESH_MS = 60_000;
@@ -16,6 +18,7 @@ export function SessionsTab() {
   const { isAdmin, signOut } = useAuth();
   const [sessions, setSessions] = React.useState<DeviceSession[] | null>(null);
   const [busy, setBusy] = React.useState<string | null>(null);
+  const wide = useWide();
 
   const load = React.useCallback(async () => {
     try {
@@ -69,24 +72,36 @@ export function SessionsTab() {
           <Table>
             <TableHeader>
               <TableRow>
-                <TableHead>Utilisateur</TableHead>
-                <TableHead>Appareil</TableHead>
+                <TableHead>{wide ? "Utilisateur" : "Utilisateur et appareil"}</TableHead>
+                {wide && <TableHead>Appareil</TableHead>}
                 <TableHead className="hidden md:table-cell">Adresse IP</TableHead>
-                <TableHead className="hidden sm:table-cell">Dernière activité</TableHead>
+                {wide && <TableHead>Dernière activité</TableHead>}
                 <TableHead className="text-right">Actions</TableHead>
               </TableRow>
             </TableHeader>
             <TableBody>
               {sessions.map((s) => (
                 <TableRow key={s.id} data-testid="admin-session" data-email={s.user_email ?? ""}>
-                  <TableCell>
-                    <p className="font-medium">{s.user_full_name || "Sans nom"}</p>
-                    <p className="text-muted-foreground max-w-48 truncate text-xs">{s.user_email}</p>
+                  <TableCell className="max-w-0 whitespace-normal sm:max-w-none">
+                    <p className="truncate font-medium">{s.user_full_name || "Sans nom"}</p>
+                    <p className="text-muted-foreground truncate text-xs sm:max-w-48">{s.user_email}</p>
+                    {/* Below 640 px the device and its activity stack under the user. */}
+                    {!wide && (
+                      <p className="text-muted-foreground mt-1 text-xs">
+                        <span className="text-foreground">{s.device_name || "Appareil inconnu"}</span> · {formatDateTimeFr(s.last_active)}
+                        {s.is_this_device && <ThisDevice />}
+                      </p>
+                    )}
                   </TableCell>
-                  <TableCell>{s.device_name}</TableCell>
+                  {wide && (
+                    <TableCell>
+                      {s.device_name || "Appareil inconnu"}
+                      {s.is_this_device && <ThisDevice />}
+                    </TableCell>
+                  )}
                   <TableCell className="hidden md:table-cell">{s.ip_address}</TableCell>
-                  <TableCell className="hidden sm:table-cell">{formatDateTimeFr(s.last_active)}</TableCell>
-                  <TableCell className="text-right">
+                  {wide && <TableCell>{formatDateTimeFr(s.last_active)}</TableCell>}
+                  <TableCell className="w-px text-right">
                     <Button size="sm" variant="destructive" disabled={busy === s.id} onClick={() => void terminate(s)}>
                       Terminer
                     </Button>
@@ -98,5 +113,13 @@ export function SessionsTab() {
         </div>
       )}
     </div>
+  );
+}
+
+function ThisDevice() {
+  return (
+    <Badge variant="success" className="ml-2">
+      Cet appareil
+    </Badge>
   );
 }
