@@ -71,6 +71,9 @@ run: export SUPALITE_APP_CONTACT_WHATSAPP ?= +33612345678
 run: export SUPALITE_APP_CONTACT_EMAIL ?= contact@example.com
 # Each account may have at most 2 connected devices at once.
 run: export SUPALITE_AUTH_MAX_SESSIONS ?= 2
+# A device's session ends 30 days after sign-in, or after 7 days without use.
+run: export SUPALITE_AUTH_SESSIONS_TIMEBOX ?= 720h
+run: export SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT ?= 168h
 
 run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed

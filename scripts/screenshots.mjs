@@ -38,7 +38,7 @@ async function startServer() {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "supalite-shots-"));
   chmodSync(dataDir, 0o755);
-  const env = { ...process.env, SUPALITE_DB_PORT: "0", SUPALITE_RATE_LIMITS: "false", SUPALITE_PROJECT_DIR: repo, SUPALITE_LOG_LEVEL: "warning", SUPALITE_AUTH_MAX_SESSIONS: "2",
+  const env = { ...process.env, SUPALITE_DB_PORT: "0", SUPALITE_RATE_LIMITS: "false", SUPALITE_PROJECT_DIR: repo, SUPALITE_LOG_LEVEL: "warning", SUPALITE_AUTH_MAX_SESSIONS: "2", SUPALITE_AUTH_SESSIONS_TIMEBOX: "720h", SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT: "168h",
     SUPALITE_APP_OWNER_EMAIL: "admin@example.com", SUPALITE_APP_CONTACT_ADMIN_EMAIL: "prof@example.com",
     SUPALITE_APP_CONTACT_WHATSAPP: "+33612345678", SUPALITE_APP_CONTACT_EMAIL: "contact@example.com" };
   const child = spawn(join(repo, ".venv/bin/supalite"), ["serve", "--port", String(port), "--data-dir", dataDir, "--seed"], { env, stdio: ["ignore", "inherit", "inherit"] });

@@ -16,8 +16,10 @@ from tests import harness
 WEB = harness.REPO / "web"
 SUITES = sorted((WEB / "e2e").glob("*.test.mjs"))
 CHROMIUM = Path("/usr/bin/chromium")
-# The product's rules: two devices per account, the owner and the designated administrator.
-E2E_ENV = {"SUPALITE_AUTH_MAX_SESSIONS": "2", "SUPALITE_APP_OWNER_EMAIL": "admin@example.com",
+# The product's rules: two devices per account, sessions ending after 30 days or 7 idle days,
+# the owner and the designated administrator.
+E2E_ENV = {"SUPALITE_AUTH_MAX_SESSIONS": "2", "SUPALITE_AUTH_SESSIONS_TIMEBOX": "720h",
+           "SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT": "168h", "SUPALITE_APP_OWNER_EMAIL": "admin@example.com",
            "SUPALITE_APP_CONTACT_ADMIN_EMAIL": "prof@example.com",
            "SUPALITE_APP_CONTACT_WHATSAPP": "+33612345678", "SUPALITE_APP_CONTACT_EMAIL": "contact@example.com"}
 
