@@ -3,9 +3,9 @@ hold, and the link to the other processes through PostgreSQL.
 
 Fan-out between processes goes through PostgreSQL: broadcasts and presence diffs as NOTIFY
 on `realtime_bus` (a payload too large for NOTIFY travels as a realtime.messages row),
-row changes through the realtime.changes log (see changes.py). Each process LISTENs on one
-dedicated connection and reconnects after a failure; the change log's cursor makes sure no
-change that committed meanwhile is lost.
+row changes through the realtime.changes log, in commit order (see changes.py). Each process
+LISTENs on one dedicated connection and reconnects after a failure; the change log's cursor
+makes sure no change that committed meanwhile is lost.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ log = logging.getLogger("supalite.realtime")
 
 BUS = "realtime_bus"
 CHANGES = "realtime_changes"
-BUS = "realtime_bus"
 LISTENER_NAME = "supalite realtime listener"
 NOTIFY_LIMIT = 7900  # PostgreSQL refuses NOTIFY payloads of 8000 bytes and more
 NODE_TIMEOUT_S = 30

@@ -179,3 +179,48 @@ def test_replica_identity_full_sends_the_old_row_on_update_and_the_key_on_delete
     row_id = update["record"]["id"]
     assert update["old_record"] == {"id": row_id, "owner": uid, "body": "before"}
     assert delete["old_record"] == {"id": row_id}
+
+
+def test_policies_combine_as_in_postgres_on_the_logged_row(server: harness.LiveServer) -> None:
+    """Permissive policies of the subscriber's role OR-ed, restrictive ones AND-ed, policies of
+    other roles ignored, and a subquery referring to the logged row evaluated against it."""
+    uid = str(uuid.uuid4())
+    table = sql.Identifier("public", "ch_tree")
+    with psycopg.connect(server.database_url, autocommit=True) as conn:
+        conn.execute("create table public.ch_roots (id bigint primary key, owner uuid)")
+        conn.execute("grant select on public.ch_roots to authenticated")
+        conn.execute("insert into public.ch_roots values (1, %s), (3, gen_random_uuid())", [uid])
+        for statement in (
+            "create table {} (id bigint primary key, parent bigint, owner uuid, body text)",
+            "alter table {} enable row level security",
+            "grant select on {} to anon, authenticated",
+            "create policy mine on {} for select to authenticated using (owner = auth.uid())",
+            "create policy children on {} for select to authenticated using"
+            " (exists (select 1 from public.ch_roots r where r.id = ch_tree.parent and r.owner = auth.uid()))",
+            "create policy everyone_anon on {} for select to anon using (true)",
+            "create policy no_secrets on {} as restrictive for select using (body is distinct from 'secret')",
+            "alter publication supabase_realtime add table {}",
+        ):
+            conn.execute(sql.SQL(statement).format(table))
+
+    async def scenario() -> list[tuple[str, int]]:
+        client = await PhoenixClient.connect(server.url, server.anon_key)
+        reply = await client.join("realtime:tree", {"postgres_changes": [{"event": "*", "schema": "public", "table": "ch_tree"}]},
+                                  user_token(server.settings, uid))
+        assert reply[4]["status"] == "ok", reply
+        await client.receive("system")
+        stranger = str(uuid.uuid4())
+        with psycopg.connect(server.database_url, autocommit=True) as conn:
+            insert = sql.SQL("insert into {} (id, parent, owner, body) values (%s, %s, %s, %s)").format(table)
+            conn.execute(insert, [1, None, uid, "mine"])              # seen: own row
+            conn.execute(insert, [2, 1, stranger, "child"])           # seen: child of an own root
+            conn.execute(insert, [3, None, stranger, "theirs"])       # not seen: anon's policy is not ours
+            conn.execute(insert, [4, None, uid, "secret"])            # not seen: restrictive policy
+            conn.execute(insert, [5, 3, stranger, "their child"])     # not seen
+            conn.execute(sql.SQL("update {} set body = 'secret' where id = 2").format(table))   # not seen any more
+            conn.execute(sql.SQL("delete from {} where id in (2, 3)").format(table))  # 2 as logged was secret: not seen
+        got = await receive_all(client, 2)
+        await client.close()
+        return [(d["type"], d["record"]["id"]) for d in got]
+
+    assert asyncio.run(scenario()) == [("INSERT", 1), ("INSERT", 2)]
