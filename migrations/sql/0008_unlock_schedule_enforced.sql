@@ -108,6 +108,21 @@ as $$
   order by o.lesson_position
 $$;
 
+-- A lesson opened by its address (/video/{id}) that the caller cannot read: does it exist
+-- (its course, so the page can say "no access" rather than "not found"), and when does it
+-- open for the caller? unlocked/unlocks_at are null without course access. Signed-in only.
+create function public.get_lesson_status(content_id uuid)
+returns table (course_id uuid, unlocked boolean, unlocks_at timestamptz)
+language sql stable security definer
+set search_path = ''
+as $$
+  select c.course_id, o.unlocked, o.unlocks_at
+  from public.course_content c
+  left join public.get_course_outline(c.course_id) o on o.id = c.id
+  where c.id = get_lesson_status.content_id
+    and (auth.uid() is not null or app_private.caller_is_privileged())
+$$;
+
 -- Admin preview: how many lessons of the course a learner whose access started
 -- `days_since_access` days ago would have unlocked with these (unsaved) values.
 create function public.preview_unlock_schedule(
@@ -157,6 +172,8 @@ grant execute on function app_private.unlock_offset_days(bigint, integer, intege
   app_private.course_unlock_times(uuid, uuid), app_private.is_granted_lesson(uuid, uuid)
   to anon, authenticated, service_role;
 grant execute on function public.get_course_outline(uuid) to anon, authenticated, service_role;
+revoke execute on function public.get_lesson_status(uuid) from public, anon;
+grant execute on function public.get_lesson_status(uuid) to authenticated, service_role;
 -- Admins only (checked inside); visitors may not call it at all.
 revoke execute on function public.preview_unlock_schedule(uuid, integer, integer, integer, integer) from public, anon;
 grant execute on function public.preview_unlock_schedule(uuid, integer, integer, integer, integer) to authenticated, service_role;

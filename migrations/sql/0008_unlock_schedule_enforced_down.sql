@@ -9,6 +9,7 @@ alter table public.course_unlock_schedules
   add constraint course_unlock_schedules_start_delay_days_check check (start_delay_days >= 0);
 
 drop function if exists public.preview_unlock_schedule(uuid, integer, integer, integer, integer);
+drop function if exists public.get_lesson_status(uuid);
 drop function if exists public.get_course_outline(uuid);
 
 create function app_private.scheduled_lesson_count(

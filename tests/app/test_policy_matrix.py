@@ -34,7 +34,7 @@ def test_matrix_covers_every_table_and_rpc_with_each_operation(database_url: str
             assert (table, operation) in covered, f"{table}.{operation} is not in the matrix"
     for rpc in ("user_has_book_access", "user_has_full_access", "user_has_course_access", "get_visible_courses",
                 "get_visible_course_content", "get_user_unlocked_content", "get_contact_admin", "is_owner_account",
-                "get_site_contact", "get_course_outline", "preview_unlock_schedule"):
+                "get_site_contact", "get_course_outline", "get_lesson_status", "preview_unlock_schedule"):
         assert any(c.target.startswith(f"rpc {rpc}") for c in matrix.checks), rpc
     assert [p.name for p in matrix.personas] == ["visitor", "learner", "member", "veteran", "granted", "admin", "service"]
 

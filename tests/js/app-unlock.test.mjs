@@ -111,6 +111,13 @@ test('the outline lists every lesson, locked ones with the date they open and no
   // Without course access: nothing of a private course.
   const stranger = await signedIn('unlock-stranger');
   assert.deepEqual(ok(await stranger.supabase.rpc('get_course_outline', { course_id: course.id }), 'stranger'), []);
+  // A lesson opened by its address: locked with its date, no access, or not found.
+  assert.deepEqual(ok(await learner.supabase.rpc('get_lesson_status', { content_id: lessons[1].id }), 'status'),
+    [{ course_id: course.id, unlocked: false, unlocks_at: outline[1].unlocks_at }]);
+  assert.deepEqual(ok(await stranger.supabase.rpc('get_lesson_status', { content_id: lessons[1].id }), 'status'),
+    [{ course_id: course.id, unlocked: null, unlocks_at: null }]);
+  assert.deepEqual(ok(await learner.supabase.rpc('get_lesson_status', { content_id: crypto.randomUUID() }), 'status'), []);
+  assert.equal((await client().rpc('get_lesson_status', { content_id: lessons[1].id })).error.code, '42501');
   await accessStartedDaysAgo(0);
 });
 
