@@ -158,10 +158,10 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
     session_id = found["session_id"]
     issued: str | None = None
     if found["revoked"]:
-        cur = await conn.execute(
+        latest = await conn.execute(
             "select token, parent from auth.refresh_tokens where session_id = %s and not revoked order by id desc limit 1",
             [session_id])
-        active = await cur.fetchone()
+        active = await latest.fetchone()
         if active is not None and active[1] == token:
             issued = active[0]
         elif not found["in_reuse_window"]:

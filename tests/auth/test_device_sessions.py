@@ -4,7 +4,8 @@ link at the device limit ends the least recently used session instead of refusin
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx

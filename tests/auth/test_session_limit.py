@@ -31,7 +31,7 @@ def test_supabase_js_sees_the_session_limit(limited_server: harness.LiveServer) 
     result = subprocess.run(["node", "--experimental-websocket", "--test", "auth-session-limit.test.mjs"], cwd=str(JS), env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-    assert "# pass 1" in result.stdout and "# skipped 0" in result.stdout
+    assert "# pass 2" in result.stdout and "# skipped 0" in result.stdout
 
 
 def test_ended_and_expired_sessions_do_not_count(limited_server: harness.LiveServer) -> None:
