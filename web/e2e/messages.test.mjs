@@ -6,6 +6,12 @@ import assert from "node:assert/strict";
 
 const b = useBrowser();
 
+/** Signs the page's device out, so the demo accounts stay within their two devices. */
+async function signOut(page) {
+  await page.goto(`${BASE_URL}/compte`);
+  await Promise.all([page.waitForResponse((r) => r.url().includes("/auth/v1/logout")), page.getByRole("button", { name: "Déconnexion" }).last().click()]);
+}
+
 test("a learner's message makes the admin's unread dot appear without reload", async () => {
   // Start from an empty inbox for the designated administrator.
   const prof = await apiSession(DEMO.contact.email, DEMO.contact.password);
@@ -34,6 +40,8 @@ test("a learner's message makes the admin's unread dot appear without reload", a
   await admin.page.goto(`${BASE_URL}/messages`);
   await admin.page.getByRole("heading", { name: "Messages" }).waitFor();
   assert.equal(await admin.page.getByTestId("unread-dot").count(), 0);
+  await signOut(learner.page);
+  await signOut(admin.page);
   await learner.context.close();
   await admin.context.close();
 });
@@ -72,11 +80,8 @@ test("the admin's conversation list marks each learner's unread messages until t
   await conversation.waitFor();
   assert.equal(await conversation.getByTestId("conversation-unread").count(), 0);
 
-  for (const page of [learner.page, admin.page]) {
-    await page.goto(`${BASE_URL}/compte`);
-    // Signing out frees the device for the other suites.
-    await Promise.all([page.waitForResponse((r) => r.url().includes("/auth/v1/logout")), page.getByRole("button", { name: "Déconnexion" }).last().click()]);
-  }
+  await signOut(learner.page);
+  await signOut(admin.page);
   await learner.context.close();
   await admin.context.close();
 });
