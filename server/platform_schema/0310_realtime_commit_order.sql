@@ -10,7 +10,9 @@
 --   the order they were made, under a lock that is held until the commit is visible. Log
 --   ids therefore follow commit order, and a reader that sees id N also sees every
 --   committed id below it: reading "id > last seen" never skips a change that commits
---   late, and an open transaction delays no one.
+--   late, and an open transaction delays no one. The cost: commits of transactions that
+--   changed a subscribed table run one at a time (a transaction that makes the trigger
+--   fire early with SET CONSTRAINTS ... IMMEDIATE holds that turn until it ends).
 -- * Visibility is the subscriber's SELECT policies evaluated on the logged row (the new
 --   row; the old one for a DELETE), combined as PostgreSQL combines them, as the
 --   subscriber's role and claims: what it could see of that row version when it was written.
