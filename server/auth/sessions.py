@@ -26,6 +26,7 @@ from server.context import AppContext
 # "Session Expired" rather than "Refresh Token Not Found".
 SWEEP_AFTER = timedelta(hours=24)
 SWEEP_BATCH = 10
+BACKFILL_BATCH = 100
 # When the session was last used: its last refresh, else its creation (LastRefreshedAt).
 LAST_REFRESHED = "coalesce(s.refreshed_at at time zone 'utc', s.created_at)"
 LIVE = "(s.not_after is null or s.not_after > now())"
@@ -66,8 +67,15 @@ async def refresh_user_expiry(ctx: AppContext, conn: AsyncConnection, user_id: u
         {**lifetime_params(ctx.settings), "uid": user_id})
 
 
-async def sweep(conn: AsyncConnection) -> None:
-    """Delete a few sessions ended more than a day ago (GoTrue's piecemeal cleanup)."""
+async def sweep(ctx: AppContext, conn: AsyncConnection) -> None:
+    """GoTrue's piecemeal cleanup: delete a few sessions ended more than a day ago. Also gives
+    an end to a batch of sessions opened before the time box or inactivity timeout was set,
+    so that devices forgotten then end as well."""
+    if limited(ctx.settings):
+        await conn.execute(
+            f"update auth.sessions s set not_after = {not_after_sql()} where s.id in"
+            " (select id from auth.sessions where not_after is null limit %(batch)s for update skip locked)",
+            {**lifetime_params(ctx.settings), "batch": BACKFILL_BATCH})
     await end_reason(conn, "expired")
     await conn.execute(
         "delete from auth.sessions where id in (select id from auth.sessions where not_after < now() - %s"

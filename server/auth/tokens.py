@@ -70,7 +70,7 @@ async def check_session_limit(ctx: AppContext, conn: AsyncConnection, user_id: u
     ended ones are swept on the way. The user row is locked first so two concurrent
     sign-ins cannot both pass the count.
     """
-    await sessions.sweep(conn)
+    await sessions.sweep(ctx, conn)
     limit = ctx.settings.max_sessions_per_user
     if limit <= 0:
         return

@@ -251,3 +251,14 @@ def test_a_new_password_ends_the_other_devices_and_says_so(api: httpx.Client) ->
     changed = api.put("/auth/v1/user", json={"password": "another-pass"}, headers=headers(second))
     assert changed.status_code == 200, changed.text
     assert device(api, second, session_id(first)) == [{"is_current": False, "end_reason": "password_changed"}]
+
+
+def test_sessions_opened_before_the_settings_end_too(api: httpx.Client, server: harness.LiveServer) -> None:
+    email = new_email("before")
+    forgotten = sign_up(api, email)
+    # Opened (and last used) seven and a half days ago, when there was no inactivity timeout yet.
+    db(server, "update auth.sessions set not_after = null, created_at = now() - interval '7 days 12 hours' where id = %s",
+       session_id(forgotten))
+    sign_up(api, new_email("other"))  # any new session sweeps a batch
+    [(ended,)] = db(server, "select not_after < now() from auth.sessions where id = %s", session_id(forgotten))
+    assert ended is True
