@@ -1,4 +1,4 @@
-"""supalite serve | migrate | policies apply/check | seed | keys | db url | psql | config"""
+"""supalite serve | migrate | policies apply/check | seed | keys | db url | psql | gen types | config"""
 
 from __future__ import annotations
 
@@ -213,6 +213,28 @@ def cmd_psql(settings: Settings, args: argparse.Namespace) -> int:
         return subprocess.call([_psql_binary(), owner_url, *args.psql_args])
 
 
+def cmd_gen_types(settings: Settings, args: argparse.Namespace) -> int:
+    """The `Database` type for supabase-js on stdout, as `supabase gen types typescript --local`."""
+    import psycopg
+
+    from server.typegen import generate_typescript
+
+    schemas = args.schema or ["public"]
+    try:
+        url = args.db_url or _running_db_url(settings)
+        if url is not None:
+            output = generate_typescript(url, schemas)
+        else:
+            from server.db.database import owner_database
+
+            with owner_database(settings) as owner_url:
+                output = generate_typescript(owner_url, schemas)
+    except psycopg.Error as exc:
+        raise ConfigError(f"cannot read the database: {str(exc).strip()}") from None
+    sys.stdout.write(output)
+    return 0
+
+
 def cmd_config(settings: Settings, args: argparse.Namespace) -> int:
     print("| Variable | Default | Meaning |\n|---|---|---|")
     for setting in SETTINGS.values():
@@ -250,6 +272,14 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub.add_parser("url", help="print the database URL").set_defaults(func=cmd_db_url)
     psql = sub.add_parser("psql", help="open psql on the database")
     psql.set_defaults(func=cmd_psql)
+    gen = sub.add_parser("gen", help="generate code from the database")
+    gen_sub = gen.add_subparsers(dest="gen_command", required=True)
+    gen_types = gen_sub.add_parser("types", help="types for the client libraries")
+    types_sub = gen_types.add_subparsers(dest="types_language", required=True)
+    typescript = types_sub.add_parser("typescript", help="the Database type of supabase-js (stdout)")
+    typescript.add_argument("--db-url", help="database to read (default: the project's)")
+    typescript.add_argument("--schema", action="append", help="schema to include (repeatable; default: public)")
+    typescript.set_defaults(func=cmd_gen_types)
     sub.add_parser("config", help="list every setting").set_defaults(func=cmd_config)
     return parser
 
