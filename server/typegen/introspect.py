@@ -294,7 +294,7 @@ def _read(cur: psycopg.Cursor[dict[str, Any]], schemas: list[str]) -> Metadata:
                     [(a["name"], a["type_id"]) for a in row["attributes"]], row["relation_id"])
              for row in cur.fetchall()]
     return Metadata(
-        schemas=[s for s in schemas if s in found],
+        schemas=[s for s in dict.fromkeys(schemas) if s in found],
         relations=relations,
         columns=columns,
         relationships=relationships,

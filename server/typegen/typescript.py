@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from server.typegen.collation import sort_by
 from server.typegen.doc import Doc, render
@@ -99,7 +99,6 @@ class _SchemaObjects:
 
 class _Generator:
     def __init__(self, md: Metadata) -> None:
-        self.md = md
         self.schemas = sort_by(md.schemas, lambda s: s)
         relations = sort_by(sorted(md.relations, key=lambda r: r.oid), lambda r: r.schema, lambda r: r.name)
         self.tables = [r for r in relations if r.kind in ("r", "p")]
@@ -116,10 +115,12 @@ class _Generator:
         self.types = sort_by(sorted(md.types, key=lambda t: t.oid), lambda t: t.schema, lambda t: t.name)
         self.types_by_oid = {t.oid: t for t in self.types}
         self.relation_types = {t.oid: t for t in self.types if t.relation_id}
-        functions = sort_by(sorted(md.functions, key=lambda f: f.oid), lambda f: f.schema, lambda f: f.name,
-                            lambda f: f.identity_argument_types)
-        for fn in functions:
-            fn.args = sort_by(fn.args, lambda a: a.name)
+        self.types_by_name: dict[str, list[PgType]] = {}
+        for t in self.types:
+            self.types_by_name.setdefault(t.name, []).append(t)
+        functions = [replace(fn, args=sort_by(fn.args, lambda a: a.name)) for fn in sort_by(
+            sorted(md.functions, key=lambda f: f.oid), lambda f: f.schema, lambda f: f.name,
+            lambda f: f.identity_argument_types)]
         self.by_schema = {s: self._schema_objects(s, functions) for s in self.schemas}
 
     # --- what each schema holds -----------------------------------------------------------
@@ -173,13 +174,14 @@ class _Generator:
         if pg_type.startswith("_"):
             return ArrayOf(self.ts_type(schema, pg_type[1:], type_schema))
         preferred = type_schema or schema
-        enums = [t for t in self.types if t.name == pg_type and t.enums]
+        named = self.types_by_name.get(pg_type, [])
+        enums = [t for t in named if t.enums]
         if enums:
             enum = next((t for t in enums if t.schema == preferred), enums[0])
             if enum.schema in self.schemas:
                 return _ref(enum.schema, "Enums", enum.name)
             return _union(*(Literal(v) for v in enum.enums))
-        composites = [t for t in self.types if t.name == pg_type and t.attributes]
+        composites = [t for t in named if t.attributes]
         if composites:
             composite = next((t for t in composites if t.schema == preferred), composites[0])
             if composite.schema in self.schemas:

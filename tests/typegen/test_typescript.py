@@ -57,6 +57,7 @@ def test_every_mapping_prints_as_upstream(fixture_db: str) -> None:
 
 def test_output_is_stable(fixture_db: str) -> None:
     assert generate_typescript(fixture_db) == generate_typescript(fixture_db)
+    assert generate_typescript(fixture_db, ["public", "public", "absent"]) == EXPECTED.read_text()
 
 
 def test_site_types_are_up_to_date(database_url: str) -> None:
