@@ -9,6 +9,8 @@ import { useAuth } from "@/features/auth/hooks/auth-context";
 import { useCourse } from "@/features/courses/hooks/use-course";
 import { VisibilityBadge } from "@/features/courses/components/course-card";
 import { grantedLessonsLabel } from "@/features/courses/lib/access";
+import { openOutline } from "@/features/courses/api/courses";
+import { lockedLabel, type OutlineLesson } from "@/features/courses/lib/unlock";
 import { ContactDialog } from "@/features/contact/components/contact-dialog";
 import { useContentDownload } from "@/features/lessons/components/lesson-player";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
@@ -18,7 +20,7 @@ import { useDocumentTitle } from "@/lib/use-document-title";
 export default function CourseDetail() {
   const { id } = useParams();
   const { user } = useAuth();
-  const { status, course, accessLevel, content, contentError, viewed, completed, reload } = useCourse(id);
+  const { status, course, accessLevel, content, outline, contentError, viewed, completed, reload } = useCourse(id);
   const { busy, download } = useContentDownload();
   const [contactOpen, setContactOpen] = React.useState(false);
   useDocumentTitle(course?.title ?? "Contenu du cours");
@@ -87,11 +89,14 @@ export default function CourseDetail() {
         />
       ) : contentError ? (
         <ErrorPanel title="Failed to load content" description={contentError} action={<Button variant="outline" onClick={reload}>Réessayer</Button>} />
-      ) : content.length === 0 ? (
+      ) : content.length === 0 && outline.length === 0 ? (
         <EmptyState title="Aucun contenu disponible dans ce cours." />
       ) : (
         <ol className="space-y-3">
-          {content.map((item, i) => {
+          {(outline.length > 0 ? outline : openOutline(content)).map((entry) => {
+            const item = content.find((c) => c.id === entry.id);
+            if (!item) return <LockedRow key={entry.id} lesson={entry} />;
+            const i = entry.lesson_position - 1;
             const Icon = fileTypeIcon(item.file_type);
             return (
               <li key={item.id} className="bg-card flex flex-col gap-3 rounded-xl border p-4 sm:flex-row sm:items-center">
@@ -143,5 +148,22 @@ export default function CourseDetail() {
       )}
       <ContactDialog open={contactOpen} onOpenChange={setContactOpen} courseTitle={course.title} email={user?.email} />
     </PageContainer>
+  );
+}
+
+/** A lesson the schedule has not opened yet: its title and when it opens, nothing to open. */
+function LockedRow({ lesson }: { lesson: OutlineLesson }) {
+  return (
+    <li className="flex items-start gap-3 rounded-xl border border-dashed p-4" data-testid="locked-lesson-row">
+      <span className="bg-muted text-muted-foreground flex size-10 shrink-0 items-center justify-center rounded-lg">
+        <LockIcon className="size-5" aria-hidden />
+      </span>
+      <div className="min-w-0">
+        <p className="text-muted-foreground font-medium">
+          <span className="mr-1">{lesson.lesson_position}.</span> {lesson.title}
+        </p>
+        <p className="text-muted-foreground mt-1 text-sm">{lockedLabel(lesson)}</p>
+      </div>
+    </li>
   );
 }

@@ -1,7 +1,7 @@
 import * as React from "react";
 import { Link, useParams } from "react-router-dom";
 import { toast } from "sonner";
-import { ArrowLeftIcon, ArrowRightIcon, ExternalLinkIcon, ListVideoIcon, LockIcon, LogInIcon, PartyPopperIcon } from "lucide-react";
+import { ArrowLeftIcon, ArrowRightIcon, CalendarClockIcon, ExternalLinkIcon, ListVideoIcon, LockIcon, LogInIcon, PartyPopperIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Progress } from "@/components/ui/progress";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -9,7 +9,8 @@ import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth/hooks/auth-context";
 import { useCourse } from "@/features/courses/hooks/use-course";
-import { recordView } from "@/features/courses/api/courses";
+import { openOutline, recordView } from "@/features/courses/api/courses";
+import { lockedLabel, nextUnlock, type OutlineLesson } from "@/features/courses/lib/unlock";
 import { courseProgress } from "@/features/courses/lib/progress";
 import { grantedLessonsLabel } from "@/features/courses/lib/access";
 import { CourseCover, VisibilityBadge } from "@/features/courses/components/course-card";
@@ -26,7 +27,7 @@ export default function CoursePage() {
   const { courseId } = useParams();
   const { user } = useAuth();
   const data = useCourse(courseId);
-  const { status, course, hasAccess, accessLevel, content, contentError, completed, viewed, markViewed } = data;
+  const { status, course, hasAccess, accessLevel, content, outline, contentError, completed, viewed, markViewed } = data;
   const [selectedId, setSelectedId] = React.useState<string | null>(null);
   const [contactOpen, setContactOpen] = React.useState(false);
   useDocumentTitle(course?.title ?? (status === "not-found" ? "Cours non trouvé" : "Cours"));
@@ -42,7 +43,8 @@ export default function CoursePage() {
     // Clicking the selected lesson again closes it.
     if (id === selectedId) return setSelectedId(null);
     setSelectedId(id);
-    if (user && !viewed.has(id)) {
+    const open = content.some((c) => c.id === id);
+    if (user && open && !viewed.has(id)) {
       markViewed(id);
       void recordView(user.id, id).catch(() => undefined);
     }
@@ -74,8 +76,12 @@ export default function CoursePage() {
     );
   }
 
-  const progress = courseProgress(content.filter((c) => completed.has(c.id)).length, content.length);
+  // Progress and the carousel count every lesson of the course, locked ones included.
+  const lessons = outline.length > 0 ? outline : openOutline(content);
+  const progress = courseProgress(lessons.filter((c) => completed.has(c.id)).length, lessons.length);
   const selected = content.find((c) => c.id === selectedId) ?? null;
+  const selectedLocked = selected ? null : (lessons.find((l) => l.id === selectedId && !l.unlocked) ?? null);
+  const upcoming = nextUnlock(lessons);
 
   return (
     <PageContainer className="max-w-6xl">
@@ -89,7 +95,7 @@ export default function CoursePage() {
         <div className="space-y-3">
           <div className="flex flex-wrap items-center gap-2">
             <VisibilityBadge visibility={course.visibility} wording="privacy" />
-            {content.length > 0 && <span className="text-muted-foreground text-sm">{content.length} leçon{content.length > 1 ? "s" : ""}</span>}
+            {lessons.length > 0 && <span className="text-muted-foreground text-sm">{lessons.length} leçon{lessons.length > 1 ? "s" : ""}</span>}
           </div>
           <h1 className="text-3xl font-bold tracking-tight text-balance">{course.title}</h1>
           <p className="text-muted-foreground leading-relaxed whitespace-pre-line">{course.description || "Pas de description disponible."}</p>
@@ -148,10 +154,10 @@ export default function CoursePage() {
                 </Link>
               </Button>
             </div>
-            <LessonCarousel lessons={content} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
-            <Legend />
+            <LessonCarousel lessons={lessons} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
+            <Legend locked={false} />
           </section>
-          <SelectedLesson lessons={content} selected={selected} />
+          <SelectedLesson lessons={lessons} selected={selected} locked={selectedLocked} />
         </div>
       )}
 
@@ -177,17 +183,25 @@ export default function CoursePage() {
                 <PartyPopperIcon className="size-5" aria-hidden /> Cours terminé
               </p>
             )}
-            {content.length > 0 ? (
+            {lessons.length > 0 ? (
               <>
-                <LessonCarousel lessons={content} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
-                <Legend />
+                <LessonCarousel lessons={lessons} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
+                {upcoming && (
+                  <p className="text-muted-foreground flex items-start gap-2 text-sm" data-testid="next-unlock">
+                    <CalendarClockIcon className="mt-0.5 size-4 shrink-0" aria-hidden />
+                    <span>
+                      Prochaine leçon : « {upcoming.title} », {lockedLabel(upcoming).replace(/^Disponible/, "disponible")}.
+                    </span>
+                  </p>
+                )}
+                <Legend locked={lessons.some((l) => !l.unlocked)} />
               </>
             ) : (
               <p className="text-muted-foreground text-sm">{contentError ? "Impossible de charger le contenu du cours." : "Aucun contenu disponible dans ce cours."}</p>
             )}
           </section>
 
-          <SelectedLesson lessons={content} selected={selected} />
+          <SelectedLesson lessons={lessons} selected={selected} locked={selectedLocked} />
         </div>
       )}
 
@@ -196,9 +210,11 @@ export default function CoursePage() {
   );
 }
 
-/** The inline viewer of the selected lesson, with its comments. */
-function SelectedLesson({ lessons, selected }: { lessons: CourseContent[]; selected: CourseContent | null }) {
+/** The inline viewer of the selected lesson, with its comments; a locked lesson says when it opens. */
+function SelectedLesson({ lessons, selected, locked }: { lessons: OutlineLesson[]; selected: CourseContent | null; locked: OutlineLesson | null }) {
+  if (locked) return <LockedLesson lesson={locked} />;
   if (!selected) return lessons.length > 0 ? <p className="text-muted-foreground text-center text-sm">Sélectionnez une leçon pour la regarder.</p> : null;
+  const position = lessons.find((l) => l.id === selected.id)?.lesson_position ?? 1;
   return (
     <div className="grid gap-6 lg:grid-cols-[1fr_380px]">
       <section className="space-y-4" aria-label="Leçon">
@@ -206,7 +222,7 @@ function SelectedLesson({ lessons, selected }: { lessons: CourseContent[]; selec
         <div className="flex flex-wrap items-start justify-between gap-3">
           <div>
             <p className="text-muted-foreground text-xs font-medium uppercase">
-              Leçon {lessons.indexOf(selected) + 1} · {fileTypeLabel(selected.file_type)}
+              Leçon {position} · {fileTypeLabel(selected.file_type)}
             </p>
             <h2 className="text-xl font-semibold">{selected.title}</h2>
             <p className="text-muted-foreground text-sm">Publié le {formatDateTimeFr(selected.created_at)}</p>
@@ -224,7 +240,23 @@ function SelectedLesson({ lessons, selected }: { lessons: CourseContent[]; selec
   );
 }
 
-function Legend() {
+function LockedLesson({ lesson }: { lesson: OutlineLesson }) {
+  return (
+    <section className="bg-card flex flex-col items-center gap-3 rounded-xl border border-dashed px-6 py-10 text-center" aria-label="Leçon verrouillée" data-testid="locked-lesson">
+      <span className="bg-muted text-muted-foreground flex size-12 items-center justify-center rounded-full">
+        <LockIcon className="size-6" aria-hidden />
+      </span>
+      <div>
+        <p className="text-muted-foreground text-xs font-medium uppercase">Leçon {lesson.lesson_position} · Verrouillée</p>
+        <h2 className="text-xl font-semibold text-balance">{lesson.title}</h2>
+      </div>
+      <p className="font-medium">{lockedLabel(lesson)}</p>
+      <p className="text-muted-foreground max-w-md text-sm">Les leçons de ce cours s'ouvrent au fil du programme de déblocage.</p>
+    </section>
+  );
+}
+
+function Legend({ locked }: { locked: boolean }) {
   return (
     <ul className="text-muted-foreground flex flex-wrap gap-x-4 gap-y-1 text-xs">
       <li className="flex items-center gap-1.5">
@@ -236,6 +268,11 @@ function Legend() {
       <li className="flex items-center gap-1.5">
         <span className="size-3 rounded-sm bg-emerald-700" aria-hidden /> Terminée
       </li>
+      {locked && (
+        <li className="flex items-center gap-1.5">
+          <LockIcon className="size-3" aria-hidden /> Verrouillée
+        </li>
+      )}
     </ul>
   );
 }

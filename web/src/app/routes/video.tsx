@@ -1,14 +1,15 @@
 import * as React from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { toast } from "sonner";
-import { ArrowLeftIcon, CheckCircle2Icon, ChevronLeftIcon, ChevronRightIcon, DownloadIcon, EyeIcon, Loader2Icon } from "lucide-react";
+import { ArrowLeftIcon, CheckCircle2Icon, ChevronLeftIcon, ChevronRightIcon, DownloadIcon, EyeIcon, Loader2Icon, LockIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Badge } from "@/components/ui/badge";
 import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth/hooks/auth-context";
-import { completedContentIds, getContentWithCourse, hasCourseAccess, listCourseContent, recordView, viewedContentIds } from "@/features/courses/api/courses";
-import { mayOpenLesson } from "@/features/courses/lib/access";
+import { completedContentIds, getContentWithCourse, getCourseOutline, getLessonStatus, listCourseContent, openOutline, recordView, viewedContentIds } from "@/features/courses/api/courses";
+import { lessonRefusal } from "@/features/courses/lib/access";
+import { lockedLabel, type OutlineLesson } from "@/features/courses/lib/unlock";
 import { LessonPlayer, useContentDownload } from "@/features/lessons/components/lesson-player";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
 import { CommentsPanel } from "@/features/comments/components/comments-panel";
@@ -19,61 +20,59 @@ import type { Course, CourseContent } from "@/types/db";
 
 type State =
   | { kind: "loading" }
-  | { kind: "error"; message: string }
-  | { kind: "ready"; course: Course; content: CourseContent; lessons: CourseContent[]; completed: Set<string>; viewed: Set<string> };
+  | { kind: "error"; title: string; description?: string; action: "login" | "back" | { courseId: string } }
+  | { kind: "ready"; course: Course; content: CourseContent; lessons: CourseContent[]; outline: OutlineLesson[]; completed: Set<string>; viewed: Set<string> };
 
 export default function VideoPage() {
   const { contentId } = useParams();
   const navigate = useNavigate();
-  const { user, isAdmin, loading: authLoading } = useAuth();
+  const { user, loading: authLoading } = useAuth();
   const userId = user?.id ?? null;
   const [state, setState] = React.useState<State>({ kind: "loading" });
   const recorded = React.useRef<Set<string>>(new Set());
   const { busy, download } = useContentDownload();
-  useDocumentTitle(state.kind === "ready" ? state.content.title : "Leçon");
+  useDocumentTitle(state.kind === "ready" ? state.content.title : state.kind === "error" ? state.title : "Leçon");
 
   React.useEffect(() => {
     if (authLoading) return;
     let alive = true;
-    const fail = (message: string) => {
+    const fail = (error: Omit<Extract<State, { kind: "error" }>, "kind">) => {
       if (!alive) return;
-      setState({ kind: "error", message });
-      toast.error("Error loading content", { description: message });
+      setState({ kind: "error", ...error });
+      toast.error("Impossible d'ouvrir la leçon", { description: error.title });
     };
     setState({ kind: "loading" });
     (async () => {
-      if (!contentId) return fail("Content ID is missing");
-      if (!userId) return fail("Authentication required");
+      if (!contentId) return fail({ title: "Identifiant de contenu manquant", action: "back" });
+      if (!userId) return fail({ title: "Connexion requise", description: "Connectez-vous pour regarder cette leçon.", action: "login" });
       try {
+        // RLS returns the lesson only when it is open to this user (access, schedule, grant);
+        // otherwise the server says whether it exists and when it opens.
         const item = await getContentWithCourse(contentId);
-        if (!item || !item.courses) return fail("Content not found");
+        if (!item || !item.courses) {
+          const refusal = lessonRefusal(await getLessonStatus(contentId));
+          return fail({ title: refusal.title, description: refusal.description, action: refusal.courseId ? { courseId: refusal.courseId } : "back" });
+        }
         const course = item.courses;
-        // Admins and public courses are allowed; otherwise the course-access check must pass,
-        // or the server must list this lesson among the user's visible ones (granted one by one).
-        const isPublicCourse = course.visibility === "public";
-        const [courseAccess, visible] = await Promise.all([
-          isAdmin || isPublicCourse || hasCourseAccess(userId, course),
+        const [visible, outline, completed, viewed] = await Promise.all([
           listCourseContent(userId, course).catch(() => null),
-        ]);
-        const visibleIds = new Set((visible ?? []).map((l) => l.id));
-        if (!mayOpenLesson(item.id, { isAdmin, isPublicCourse, hasCourseAccess: courseAccess, visibleIds })) return fail("You do not have access to this content");
-        const lessons = visible ?? [item as CourseContent];
-        const [completed, viewed] = await Promise.all([
+          getCourseOutline(course.id).catch(() => []),
           completedContentIds(userId, course.id).catch(() => new Set<string>()),
           viewedContentIds(userId).catch(() => new Set<string>()),
         ]);
         if (!alive) return;
         const { courses: _omit, ...content } = item;
         void _omit;
-        setState({ kind: "ready", course, content, lessons: lessons.length ? lessons : [content], completed, viewed });
+        const lessons = visible?.length ? visible : [content];
+        setState({ kind: "ready", course, content, lessons, outline: outline.length ? outline : openOutline(lessons), completed, viewed });
       } catch (e) {
-        fail(e instanceof Error ? e.message : "Failed to load content");
+        fail({ title: "Impossible de charger la leçon", description: e instanceof Error ? e.message : undefined, action: "back" });
       }
     })();
     return () => {
       alive = false;
     };
-  }, [contentId, userId, isAdmin, authLoading]);
+  }, [contentId, userId, authLoading]);
 
   // Views are recorded once per lesson.
   React.useEffect(() => {
@@ -97,28 +96,36 @@ export default function VideoPage() {
       </PageContainer>
     );
 
-  if (state.kind === "error")
+  if (state.kind === "error") {
+    const { action } = state;
     return (
       <PageContainer>
         <ErrorPanel
-          title={state.message}
-          description={state.message === "Authentication required" ? "Connectez-vous pour regarder cette leçon." : undefined}
+          title={state.title}
+          description={state.description}
           action={
-            state.message === "Authentication required" ? (
+            action === "login" ? (
               <Button asChild>
                 <Link to="/connexion">Connexion</Link>
               </Button>
-            ) : (
+            ) : action === "back" ? (
               <Button variant="outline" onClick={() => navigate(-1)}>
                 <ArrowLeftIcon aria-hidden /> Retour
+              </Button>
+            ) : (
+              <Button asChild variant="outline">
+                <Link to={`/course/${action.courseId}`}>
+                  <ArrowLeftIcon aria-hidden /> Retour au cours
+                </Link>
               </Button>
             )
           }
         />
       </PageContainer>
     );
+  }
 
-  const { course, content, lessons, completed, viewed } = state;
+  const { course, content, lessons, outline, completed, viewed } = state;
   const index = lessons.findIndex((l) => l.id === content.id);
   const prev = index > 0 ? lessons[index - 1] : null;
   const next = index >= 0 && index < lessons.length - 1 ? lessons[index + 1] : null;
@@ -132,11 +139,22 @@ export default function VideoPage() {
       </Button>
       <div className="grid gap-6 lg:grid-cols-[280px_1fr]">
         <nav aria-label="Sommaire du cours" className="bg-card order-2 h-fit rounded-xl border lg:order-1">
-          <p className="border-b px-4 py-3 text-sm font-semibold">Sommaire · {lessons.length} leçon{lessons.length > 1 ? "s" : ""}</p>
+          <p className="border-b px-4 py-3 text-sm font-semibold">Sommaire · {outline.length} leçon{outline.length > 1 ? "s" : ""}</p>
           <ol className="max-h-[60vh] overflow-y-auto p-2">
-            {lessons.map((l, i) => {
+            {outline.map((l) => {
               const Icon = fileTypeIcon(l.file_type);
               const active = l.id === content.id;
+              if (!l.unlocked)
+                return (
+                  <li key={l.id} className="text-muted-foreground flex items-center gap-2 rounded-md px-2 py-2 text-sm" data-testid="locked-lesson-entry">
+                    <span className="w-5 shrink-0 text-center text-xs font-semibold opacity-70">{l.lesson_position}</span>
+                    <LockIcon className="size-4 shrink-0" aria-hidden />
+                    <span className="min-w-0 flex-1">
+                      <span className="block truncate">{l.title}</span>
+                      <span className="block text-xs">{lockedLabel(l)}</span>
+                    </span>
+                  </li>
+                );
               return (
                 <li key={l.id}>
                   <Link
@@ -144,7 +162,7 @@ export default function VideoPage() {
                     aria-current={active ? "page" : undefined}
                     className={cn("flex items-center gap-2 rounded-md px-2 py-2 text-sm transition-colors", active ? "bg-primary text-primary-foreground" : "hover:bg-accent")}
                   >
-                    <span className="w-5 shrink-0 text-center text-xs font-semibold opacity-70">{i + 1}</span>
+                    <span className="w-5 shrink-0 text-center text-xs font-semibold opacity-70">{l.lesson_position}</span>
                     <Icon className="size-4 shrink-0" aria-hidden />
                     <span className="min-w-0 flex-1 truncate">{l.title}</span>
                     {completed.has(l.id) ? <CheckCircle2Icon className={cn("size-4 shrink-0", !active && "text-emerald-600")} aria-label="terminée" /> : viewed.has(l.id) ? <EyeIcon className={cn("size-4 shrink-0", !active && "text-blue-600")} aria-label="vue" /> : null}
@@ -161,7 +179,7 @@ export default function VideoPage() {
             <div className="min-w-0">
               <div className="flex flex-wrap items-center gap-2">
                 <Badge variant="secondary">{fileTypeLabel(content.file_type)}</Badge>
-                <span className="text-muted-foreground text-xs">Leçon {index + 1} sur {lessons.length}</span>
+                <span className="text-muted-foreground text-xs">Leçon {outline.find((l) => l.id === content.id)?.lesson_position ?? index + 1} sur {outline.length}</span>
               </div>
               <h1 className="mt-2 text-2xl font-bold tracking-tight">{content.title}</h1>
               <p className="text-muted-foreground text-sm">Publié le {formatDateTimeFr(content.created_at)}</p>

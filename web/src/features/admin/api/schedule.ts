@@ -29,3 +29,14 @@ export async function saveSchedule(courseId: string, values: ScheduleValues): Pr
     : await client.from("course_unlock_schedules").insert({ course_id: courseId, ...row });
   if (error) throw error;
 }
+
+/**
+ * How many lessons of the course a learner whose access started `daysSinceAccess` days ago
+ * would have unlocked with these values: computed by the database with the rule the
+ * course_content policy applies (admins only).
+ */
+export async function previewUnlockCount(courseId: string, values: ScheduleValues, daysSinceAccess: number): Promise<number> {
+  const { data, error } = await supabase().rpc("preview_unlock_schedule", { course_id: courseId, ...values, days_since_access: daysSinceAccess });
+  if (error) throw error;
+  return data as number;
+}

@@ -1,27 +1,45 @@
 import * as React from "react";
+import { useQuery } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { CheckCircle2Icon, Loader2Icon, LockIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Badge } from "@/components/ui/badge";
 import { FormField } from "@/components/form-field";
-import { getSchedule, saveSchedule } from "@/features/admin/api/schedule";
-import { clampScheduleField, SCHEDULE_DEFAULTS, unlockedLessonCount, type ScheduleValues } from "@/features/admin/lib/schedule";
+import { getSchedule, previewUnlockCount, saveSchedule } from "@/features/admin/api/schedule";
+import {
+  parseWholeNumber,
+  PREVIEW_DAYS_MAX,
+  previewSentence,
+  SCHEDULE_BOUNDS,
+  SCHEDULE_DEFAULTS,
+  scheduleSummary,
+  toInput,
+  validateSchedule,
+  type ScheduleField,
+  type ScheduleInput,
+} from "@/features/admin/lib/schedule";
 import { errorText } from "@/features/admin/lib/errors";
 import type { CourseContent } from "@/types/db";
 
-const FIELDS: Array<{ key: keyof ScheduleValues; label: string; hint: string; min: number }> = [
-  { key: "unlock_interval_days", label: "Intervalle de déblocage (jours)", hint: "Minimum 1", min: 1 },
-  { key: "lessons_per_unlock", label: "Leçons par déblocage", hint: "Minimum 1", min: 1 },
-  { key: "start_delay_days", label: "Délai avant le premier déblocage (jours)", hint: "Minimum 0", min: 0 },
+const FIELDS: Array<{ key: ScheduleField; label: string }> = [
+  { key: "unlock_interval_days", label: "Intervalle de déblocage (jours)" },
+  { key: "lessons_per_unlock", label: "Leçons par déblocage" },
+  { key: "start_delay_days", label: "Délai avant le premier déblocage (jours)" },
 ];
 
-/** Edits the course's unlock schedule (created if absent, else updated) with a preview. */
+function hint(key: ScheduleField): string {
+  const { min, max } = SCHEDULE_BOUNDS[key];
+  return `Entre ${min} et ${max}`;
+}
+
+/** Edits the course's unlock schedule (created if absent, else updated) with the server's preview. */
 export function ScheduleEditor({ courseId, items }: { courseId: string; items: CourseContent[] }) {
-  const [values, setValues] = React.useState<Record<keyof ScheduleValues, string>>({ unlock_interval_days: "1", lessons_per_unlock: "1", start_delay_days: "0" });
+  const [input, setInput] = React.useState<ScheduleInput>(toInput(SCHEDULE_DEFAULTS));
+  const [errors, setErrors] = React.useState<Partial<Record<ScheduleField, string>>>({});
   const [exists, setExists] = React.useState<boolean | null>(null);
   const [busy, setBusy] = React.useState(false);
-  const [days, setDays] = React.useState("0");
+  const [daysText, setDaysText] = React.useState("0");
 
   React.useEffect(() => {
     let alive = true;
@@ -29,8 +47,7 @@ export function ScheduleEditor({ courseId, items }: { courseId: string; items: C
       .then((s) => {
         if (!alive) return;
         setExists(!!s);
-        const v = s ?? SCHEDULE_DEFAULTS;
-        setValues({ unlock_interval_days: String(v.unlock_interval_days), lessons_per_unlock: String(v.lessons_per_unlock), start_delay_days: String(v.start_delay_days) });
+        setInput(toInput(s ?? SCHEDULE_DEFAULTS));
       })
       .catch(() => alive && setExists(false));
     return () => {
@@ -38,22 +55,36 @@ export function ScheduleEditor({ courseId, items }: { courseId: string; items: C
     };
   }, [courseId]);
 
-  const parsed: ScheduleValues = {
-    unlock_interval_days: clampScheduleField("unlock_interval_days", values.unlock_interval_days),
-    lessons_per_unlock: clampScheduleField("lessons_per_unlock", values.lessons_per_unlock),
-    start_delay_days: clampScheduleField("start_delay_days", values.start_delay_days),
+  const check = validateSchedule(input);
+  const parsedDays = parseWholeNumber(daysText);
+  const daysError = parsedDays === null || parsedDays < 0 || parsedDays > PREVIEW_DAYS_MAX ? `Entre 0 et ${PREVIEW_DAYS_MAX} jours.` : undefined;
+  const previewArgs = check.ok && !daysError ? { values: check.values, days: parsedDays! } : null;
+  const preview = useQuery({
+    queryKey: ["schedule-preview", courseId, items.length, previewArgs],
+    queryFn: () => previewUnlockCount(courseId, previewArgs!.values, previewArgs!.days),
+    enabled: previewArgs !== null,
+    staleTime: Infinity,
+    placeholderData: (previous) => previous,
+  });
+  const unlocked = previewArgs ? preview.data : undefined;
+
+  const change = (key: ScheduleField, value: string) => {
+    setInput((v) => ({ ...v, [key]: value }));
+    setErrors((e) => ({ ...e, [key]: undefined }));
   };
-  const daysSince = Math.max(0, Number.parseInt(days, 10) || 0);
-  const unlocked = Math.min(items.length, unlockedLessonCount(daysSince, parsed));
 
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
+    if (!check.ok) {
+      setErrors(check.errors);
+      return;
+    }
     setBusy(true);
     try {
-      await saveSchedule(courseId, parsed);
-      setValues({ unlock_interval_days: String(parsed.unlock_interval_days), lessons_per_unlock: String(parsed.lessons_per_unlock), start_delay_days: String(parsed.start_delay_days) });
+      await saveSchedule(courseId, check.values);
+      setInput(toInput(check.values));
       setExists(true);
-      toast.success("Programme de déblocage enregistré", { description: `${parsed.lessons_per_unlock} leçon(s) tous les ${parsed.unlock_interval_days} jour(s).` });
+      toast.success("Programme de déblocage enregistré", { description: `${scheduleSummary(check.values)}.` });
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de sauvegarder le programme de déblocage.") });
     } finally {
@@ -64,15 +95,29 @@ export function ScheduleEditor({ courseId, items }: { courseId: string; items: C
   if (exists === null) return <p className="text-muted-foreground text-sm" role="status">Chargement du programme...</p>;
   return (
     <div className="grid gap-6 lg:grid-cols-2">
-      <form className="grid gap-4" onSubmit={save} noValidate>
+      <form className="grid content-start gap-4" onSubmit={save} noValidate aria-label="Programme de déblocage">
         <p className="text-muted-foreground text-sm">
-          {exists ? "Ce cours a un programme de déblocage actif." : "Aucun programme pour ce cours : seules les leçons accordées une à une sont débloquées."}
+          {exists
+            ? "Ce cours a un programme de déblocage actif : les leçons s'ouvrent une à une à partir de l'accès de chaque apprenant."
+            : "Aucun programme pour ce cours : un apprenant qui a accès au cours voit toutes les leçons dès l'accès."}
         </p>
         {FIELDS.map((f) => (
-          <FormField key={f.key} id={`schedule-${f.key}`} label={f.label} hint={f.hint}>
-            <Input id={`schedule-${f.key}`} type="number" min={f.min} step={1} value={values[f.key]} onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))} />
+          <FormField key={f.key} id={`schedule-${f.key}`} label={f.label} hint={hint(f.key)} error={errors[f.key]}>
+            <Input
+              id={`schedule-${f.key}`}
+              type="number"
+              inputMode="numeric"
+              min={SCHEDULE_BOUNDS[f.key].min}
+              max={SCHEDULE_BOUNDS[f.key].max}
+              step={1}
+              value={input[f.key]}
+              onChange={(e) => change(f.key, e.target.value)}
+              aria-invalid={errors[f.key] ? true : undefined}
+              aria-describedby={errors[f.key] ? `schedule-${f.key}-error` : undefined}
+            />
           </FormField>
         ))}
+        {check.ok && <p className="text-sm font-medium" data-testid="schedule-summary">{scheduleSummary(check.values)}</p>}
         <div>
           <Button type="submit" disabled={busy}>
             {busy && <Loader2Icon className="animate-spin" aria-hidden />} {exists ? "Mettre à jour le programme" : "Créer le programme"}
@@ -81,22 +126,31 @@ export function ScheduleEditor({ courseId, items }: { courseId: string; items: C
       </form>
       <section className="grid content-start gap-3 rounded-xl border p-4" aria-labelledby="schedule-preview-title">
         <h3 id="schedule-preview-title" className="font-semibold">Aperçu</h3>
-        <FormField id="schedule-preview-days" label="Accès accordé il y a (jours)">
-          <Input id="schedule-preview-days" type="number" min={0} value={days} onChange={(e) => setDays(e.target.value)} />
+        <FormField id="schedule-preview-days" label="Accès accordé il y a (jours)" error={daysError}>
+          <Input id="schedule-preview-days" type="number" inputMode="numeric" min={0} max={PREVIEW_DAYS_MAX} step={1} value={daysText} onChange={(e) => setDaysText(e.target.value)} aria-invalid={daysError ? true : undefined} />
         </FormField>
-        <p className="text-sm" data-testid="schedule-preview">
-          Aujourd'hui, un apprenant aurait {unlocked} leçon{unlocked > 1 ? "s" : ""} débloquée{unlocked > 1 ? "s" : ""} sur {items.length}.
+        <p className="text-sm" data-testid="schedule-preview" aria-live="polite">
+          {!previewArgs
+            ? "Corrigez les valeurs pour voir l'aperçu."
+            : preview.isError
+              ? "Impossible de calculer l'aperçu."
+              : unlocked === undefined
+                ? "Calcul de l'aperçu..."
+                : previewSentence(previewArgs.days, unlocked, items.length)}
         </p>
         <ol className="grid gap-1 text-sm">
-          {items.map((item, i) => (
-            <li key={item.id} className="flex items-center gap-2">
-              {i < unlocked ? <CheckCircle2Icon className="size-4 text-emerald-600" aria-hidden /> : <LockIcon className="text-muted-foreground size-4" aria-hidden />}
-              <span className={i < unlocked ? undefined : "text-muted-foreground"}>
-                {i + 1}. {item.title}
-              </span>
-              {i < unlocked && <Badge variant="success">Débloquée</Badge>}
-            </li>
-          ))}
+          {items.map((item, i) => {
+            const open = unlocked !== undefined && i < unlocked;
+            return (
+              <li key={item.id} className="flex min-w-0 items-center gap-2">
+                {open ? <CheckCircle2Icon className="size-4 shrink-0 text-emerald-600" aria-hidden /> : <LockIcon className="text-muted-foreground size-4 shrink-0" aria-hidden />}
+                <span className={open ? "min-w-0 truncate" : "text-muted-foreground min-w-0 truncate"}>
+                  {i + 1}. {item.title}
+                </span>
+                {open && <Badge variant="success">Débloquée</Badge>}
+              </li>
+            );
+          })}
         </ol>
       </section>
     </div>

@@ -2,6 +2,7 @@ import { supabase } from "@/lib/supabase";
 import { appConfig } from "@/config/app";
 import type { Course, CourseContent } from "@/types/db";
 import { coverUrl } from "@/features/books/lib/book";
+import type { OutlineLesson } from "@/features/courses/lib/unlock";
 
 export const CONTENT_BUCKET = "course-content";
 
@@ -45,6 +46,39 @@ export async function listCourseContent(userId: string | null, course: Pick<Cour
   const { data, error } = await supabase().from("course_content").select("*").eq("course_id", course.id).order("created_at", { ascending: false });
   if (error) throw new Error(`Error fetching content: ${error.message}`);
   return sortByOrder((data ?? []) as CourseContent[]);
+}
+
+/**
+ * The caller's outline of the course (rpc get_course_outline): with course access every
+ * lesson, locked ones flagged with the date they open; otherwise the lessons granted one by
+ * one. Never a locked lesson's file or embed URL.
+ */
+export async function getCourseOutline(courseId: string): Promise<OutlineLesson[]> {
+  const { data, error } = await supabase().rpc("get_course_outline", { course_id: courseId });
+  if (error) throw error;
+  return ((data ?? []) as OutlineLesson[]).sort((a, b) => a.lesson_position - b.lesson_position);
+}
+
+export interface LessonStatus {
+  course_id: string;
+  /** null: the caller has no access to the course. */
+  unlocked: boolean | null;
+  unlocks_at: string | null;
+}
+
+/** A lesson the caller cannot read: its course and when it opens, or null when it does not exist. */
+export async function getLessonStatus(contentId: string): Promise<LessonStatus | null> {
+  const { data, error } = await supabase().rpc("get_lesson_status", { content_id: contentId });
+  if (error) {
+    if (error.code === "22P02") return null;
+    throw error;
+  }
+  return ((data ?? []) as LessonStatus[])[0] ?? null;
+}
+
+/** An outline from lessons the server returned in full (all open). */
+export function openOutline(items: CourseContent[]): OutlineLesson[] {
+  return items.map((c, i) => ({ id: c.id, title: c.title, file_type: c.file_type, lesson_position: i + 1, unlocked: true, unlocks_at: null }));
 }
 
 export function sortByOrder(items: CourseContent[]): CourseContent[] {

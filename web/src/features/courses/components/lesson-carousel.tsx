@@ -1,20 +1,24 @@
 import * as React from "react";
-import { ChevronLeftIcon, ChevronRightIcon } from "lucide-react";
+import { ChevronLeftIcon, ChevronRightIcon, LockIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { carouselSlides, lessonState, type LessonState } from "@/features/courses/lib/progress";
+import { lockedLabel, shortUnlockDate, type OutlineLesson } from "@/features/courses/lib/unlock";
 import { useViewportWidth } from "@/lib/use-media";
 import { cn } from "@/lib/utils";
-import type { CourseContent } from "@/types/db";
 
 const STATE_CLASS: Record<LessonState, string> = {
   unviewed: "bg-muted text-foreground hover:bg-muted/70",
   viewed: "bg-blue-100 text-blue-900 hover:bg-blue-200 dark:bg-blue-900/50 dark:text-blue-100",
   completed: "bg-emerald-700 text-white hover:bg-emerald-800",
 };
+const LOCKED_CLASS = "border border-dashed bg-background text-muted-foreground hover:bg-muted/40";
 const STATE_LABEL: Record<LessonState, string> = { unviewed: "non vue", viewed: "vue", completed: "terminée" };
 
-/** Numbered lesson buttons, 4 per slide on mobile and 8 on desktop; opens on the last slide. */
-export function LessonCarousel({ lessons, selectedId, completed, viewed, onSelect }: { lessons: CourseContent[]; selectedId: string | null; completed: Set<string>; viewed: Set<string>; onSelect: (id: string) => void }) {
+/**
+ * Numbered lesson buttons, 4 per slide on mobile and 8 on desktop; opens on the last slide.
+ * Locked lessons (the server's outline) show a lock and the day they open.
+ */
+export function LessonCarousel({ lessons, selectedId, completed, viewed, onSelect }: { lessons: OutlineLesson[]; selectedId: string | null; completed: ReadonlySet<string>; viewed: ReadonlySet<string>; onSelect: (id: string) => void }) {
   const width = useViewportWidth();
   const slides = carouselSlides(lessons, width);
   const [slide, setSlide] = React.useState(0);
@@ -37,24 +41,41 @@ export function LessonCarousel({ lessons, selectedId, completed, viewed, onSelec
           {slides.map((items, i) => (
             <div key={i} className="grid w-full shrink-0 grid-cols-4 gap-2 p-1 md:grid-cols-8" aria-hidden={i !== current} inert={i !== current}>
               {items.map((lesson) => {
-                const n = lessons.indexOf(lesson) + 1;
+                const n = lesson.lesson_position;
                 const state = lessonState(lesson.id, completed, viewed);
                 const selected = lesson.id === selectedId;
+                const status = lesson.unlocked ? STATE_LABEL[state] : `verrouillée, ${lockedLabel(lesson).toLowerCase()}`;
                 return (
                   <button
                     key={lesson.id}
                     type="button"
                     onClick={() => onSelect(lesson.id)}
                     className={cn(
-                      "focus-visible:ring-ring/50 flex h-11 items-center justify-center rounded-lg text-sm font-semibold transition-colors outline-none focus-visible:ring-[3px]",
-                      STATE_CLASS[state],
+                      "focus-visible:ring-ring/50 flex h-11 flex-col items-center justify-center rounded-lg text-sm leading-none font-semibold transition-colors outline-none focus-visible:ring-[3px]",
+                      lesson.unlocked ? STATE_CLASS[state] : LOCKED_CLASS,
                       selected && "ring-primary ring-offset-background ring-2 ring-offset-2",
                     )}
                     aria-pressed={selected}
-                    aria-label={`Leçon ${n} : ${lesson.title} (${STATE_LABEL[state]})`}
-                    title={lesson.title}
+                    // A locked button shows its number and day; its name is the full sentence.
+                    aria-label={lesson.unlocked ? `Leçon ${n} : ${lesson.title} (${status})` : undefined}
+                    title={lesson.unlocked ? lesson.title : `${lesson.title} · ${lockedLabel(lesson)}`}
+                    data-locked={lesson.unlocked ? undefined : "true"}
                   >
-                    {n}
+                    {lesson.unlocked ? (
+                      n
+                    ) : (
+                      <>
+                        <span className="sr-only">{`Leçon ${n} : ${lesson.title} (${status})`}</span>
+                        <span className="flex items-center gap-1" aria-hidden>
+                          <LockIcon className="size-3" aria-hidden /> {n}
+                        </span>
+                        {lesson.unlocks_at && (
+                          <span className="mt-1 text-[10px] font-normal" aria-hidden>
+                            {shortUnlockDate(lesson.unlocks_at)}
+                          </span>
+                        )}
+                      </>
+                    )}
                   </button>
                 );
               })}

@@ -1,7 +1,9 @@
 import * as React from "react";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { completedContentIds, getCourse, hasCourseAccess, listCourseContent, viewedContentIds } from "@/features/courses/api/courses";
+import { useQuery } from "@tanstack/react-query";
+import { useAuth } from "@/features/auth";
+import { completedContentIds, getCourse, getCourseOutline, hasCourseAccess, listCourseContent, openOutline, viewedContentIds } from "@/features/courses/api/courses";
 import { courseAccessLevel, type CourseAccessLevel } from "@/features/courses/lib/access";
+import type { OutlineLesson } from "@/features/courses/lib/unlock";
 import type { Course, CourseContent } from "@/types/db";
 
 export type CourseStatus = "loading" | "loaded" | "error" | "not-found";
@@ -13,8 +15,10 @@ export interface CourseData {
   hasAccess: boolean;
   /** full, lessons (granted one by one, no course access) or none. */
   accessLevel: CourseAccessLevel;
-  /** With full access every lesson; with "lessons" only the granted ones (as the server lists them). */
+  /** The lessons the learner may open now, in full (the server lists only unlocked ones). */
   content: CourseContent[];
+  /** Every lesson the learner may know of, locked ones with the date they open. */
+  outline: OutlineLesson[];
   contentError: string | null;
   completed: Set<string>;
   viewed: Set<string>;
@@ -22,68 +26,75 @@ export interface CourseData {
   markViewed: (id: string) => void;
 }
 
-/** The course, the learner's access, its content and progress (one screen's data). */
+interface Loaded {
+  course: Course | null;
+  hasAccess: boolean;
+  accessLevel: CourseAccessLevel;
+  content: CourseContent[];
+  outline: OutlineLesson[];
+  contentError: string | null;
+  completed: Set<string>;
+  viewed: Set<string>;
+}
+
+async function loadCourse(courseId: string, userId: string | null, isAdmin: boolean): Promise<Loaded> {
+  const course = await getCourse(courseId);
+  const none = { hasAccess: false, accessLevel: "none" as const, content: [], outline: [], contentError: null, completed: new Set<string>(), viewed: new Set<string>() };
+  if (!course) return { course, ...none };
+  const access = userId ? isAdmin || (await hasCourseAccess(userId, course)) : false;
+  let content: CourseContent[] = [];
+  let contentError: string | null = null;
+  if (access || (!userId && course.visibility === "public")) {
+    try {
+      content = await listCourseContent(userId, course);
+    } catch (e) {
+      contentError = e instanceof Error ? e.message : "Failed to load content";
+    }
+  } else if (userId) {
+    // Without course access the server still lists the lessons granted one by one.
+    content = await listCourseContent(userId, course).catch(() => []);
+  }
+  const accessLevel = userId ? courseAccessLevel(access, content.length) : "none";
+  const listed = accessLevel !== "none" || (!userId && course.visibility === "public");
+  const [outline, completed, viewed] = await Promise.all([
+    listed && !contentError ? getCourseOutline(course.id).catch(() => openOutline(content)) : Promise.resolve([]),
+    userId && accessLevel !== "none" ? completedContentIds(userId, course.id).catch(() => new Set<string>()) : Promise.resolve(new Set<string>()),
+    userId && accessLevel !== "none" ? viewedContentIds(userId).catch(() => new Set<string>()) : Promise.resolve(new Set<string>()),
+  ]);
+  return { course, hasAccess: access, accessLevel, content, outline, contentError, completed, viewed };
+}
+
+/** The course, the learner's access, its lessons (open and locked) and progress: one screen's data. */
 export function useCourse(courseId: string | undefined): CourseData {
   const { user, isAdmin, loading: authLoading } = useAuth();
   const userId = user?.id ?? null;
-  const [status, setStatus] = React.useState<CourseStatus>("loading");
-  const [course, setCourse] = React.useState<Course | null>(null);
-  const [hasAccess, setHasAccess] = React.useState(false);
-  const [accessLevel, setAccessLevel] = React.useState<CourseAccessLevel>("none");
-  const [content, setContent] = React.useState<CourseContent[]>([]);
-  const [contentError, setContentError] = React.useState<string | null>(null);
-  const [completed, setCompleted] = React.useState<Set<string>>(new Set());
-  const [viewed, setViewed] = React.useState<Set<string>>(new Set());
-  const [nonce, setNonce] = React.useState(0);
+  const query = useQuery({
+    queryKey: ["course", courseId, userId, isAdmin],
+    queryFn: () => loadCourse(courseId!, userId, isAdmin),
+    enabled: !authLoading && !!courseId,
+    staleTime: 0, // a lesson may have opened since the last visit
+  });
+  // Views recorded on this screen show at once, without reloading the course.
+  const [seenHere, setSeenHere] = React.useState<ReadonlySet<string>>(new Set());
+  const markViewed = React.useCallback((id: string) => setSeenHere((s) => (s.has(id) ? s : new Set(s).add(id))), []);
+  const { refetch } = query;
+  const reload = React.useCallback(() => void refetch(), [refetch]);
 
-  React.useEffect(() => {
-    if (authLoading || !courseId) return;
-    let alive = true;
-    setStatus("loading");
-    (async () => {
-      let found: Course | null;
-      try {
-        found = await getCourse(courseId);
-      } catch {
-        if (alive) setStatus("error");
-        return;
-      }
-      if (!alive) return;
-      if (!found) {
-        setStatus("not-found");
-        return;
-      }
-      const access = userId ? isAdmin || (await hasCourseAccess(userId, found)) : false;
-      let items: CourseContent[] = [];
-      let itemsError: string | null = null;
-      if (access || (!userId && found.visibility === "public")) {
-        try {
-          items = await listCourseContent(userId, found);
-        } catch (e) {
-          itemsError = e instanceof Error ? e.message : "Failed to load content";
-        }
-      } else if (userId) {
-        // Without course access the server still lists the lessons granted one by one.
-        items = await listCourseContent(userId, found).catch(() => []);
-      }
-      const level = userId ? courseAccessLevel(access, items.length) : "none";
-      const [done, seen] = userId && level !== "none" ? await Promise.all([completedContentIds(userId, found.id).catch(() => new Set<string>()), viewedContentIds(userId).catch(() => new Set<string>())]) : [new Set<string>(), new Set<string>()];
-      if (!alive) return;
-      setCourse(found);
-      setHasAccess(access);
-      setAccessLevel(level);
-      setContent(items);
-      setContentError(itemsError);
-      setCompleted(done);
-      setViewed(seen);
-      setStatus("loaded");
-    })();
-    return () => {
-      alive = false;
-    };
-  }, [courseId, userId, isAdmin, authLoading, nonce]);
-
-  const reload = React.useCallback(() => setNonce((n) => n + 1), []);
-  const markViewed = React.useCallback((id: string) => setViewed((s) => (s.has(id) ? s : new Set(s).add(id))), []);
-  return { status, course, hasAccess, accessLevel, content, contentError, completed, viewed, reload, markViewed };
+  const data = query.data;
+  const viewed = React.useMemo(() => new Set([...(data?.viewed ?? []), ...seenHere]), [data?.viewed, seenHere]);
+  const status: CourseStatus =
+    query.isFetching && (query.isError || !data) ? "loading" : query.isError ? "error" : !data ? "loading" : data.course ? "loaded" : "not-found";
+  return {
+    status,
+    course: data?.course ?? null,
+    hasAccess: data?.hasAccess ?? false,
+    accessLevel: data?.accessLevel ?? "none",
+    content: data?.content ?? [],
+    outline: data?.outline ?? [],
+    contentError: data?.contentError ?? null,
+    completed: data?.completed ?? new Set(),
+    viewed,
+    reload,
+    markViewed,
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { courseAccessLevel, grantedLessonsLabel, mayOpenLesson } from "./access";
+import { courseAccessLevel, grantedLessonsLabel, lessonRefusal } from "./access";
 
 describe("courseAccessLevel", () => {
   it("is full with course access, whatever the lessons", () => {
@@ -21,18 +21,18 @@ describe("grantedLessonsLabel", () => {
   });
 });
 
-describe("mayOpenLesson", () => {
-  const none = { isAdmin: false, isPublicCourse: false, hasCourseAccess: false, visibleIds: new Set<string>() };
-  it("refuses a private lesson without any grant", () => {
-    expect(mayOpenLesson("a", none)).toBe(false);
+describe("lessonRefusal", () => {
+  const now = new Date(2025, 11, 1, 9, 0);
+  it("says a missing lesson is not found", () => {
+    expect(lessonRefusal(null, now)).toEqual({ title: "Contenu introuvable", description: "Cette leçon n'existe pas ou a été supprimée.", courseId: null });
   });
-  it("opens a lesson the server lists as visible (granted one by one)", () => {
-    expect(mayOpenLesson("a", { ...none, visibleIds: new Set(["a"]) })).toBe(true);
-    expect(mayOpenLesson("b", { ...none, visibleIds: new Set(["a"]) })).toBe(false);
+  it("says when a locked lesson opens", () => {
+    const r = lessonRefusal({ course_id: "c", unlocked: false, unlocks_at: new Date(2025, 11, 12, 15, 4).toISOString() }, now);
+    expect(r.title).toBe("Vous n'avez pas accès à ce contenu");
+    expect(r.description).toBe("Cette leçon n'est pas encore débloquée. Elle sera disponible le 12 décembre à 15:04.");
+    expect(r.courseId).toBe("c");
   });
-  it("opens for admins, public courses and course access", () => {
-    expect(mayOpenLesson("a", { ...none, isAdmin: true })).toBe(true);
-    expect(mayOpenLesson("a", { ...none, isPublicCourse: true })).toBe(true);
-    expect(mayOpenLesson("a", { ...none, hasCourseAccess: true })).toBe(true);
+  it("sends to the teacher without course access", () => {
+    expect(lessonRefusal({ course_id: "c", unlocked: null, unlocks_at: null }, now).description).toBe("Contactez le professeur pour obtenir l'accès à ce cours.");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { carouselSlides, courseProgress, lessonState, unlockLabel } from "./progress";
+import { carouselSlides, courseProgress, lessonState } from "./progress";
 
 describe("courseProgress", () => {
   it("gives completed/total with a percentage", () => {
@@ -32,12 +32,5 @@ describe("carouselSlides", () => {
     expect(carouselSlides(items, 767).length).toBe(3);
     expect(carouselSlides(items, 768).map((s) => s.length)).toEqual([8, 2]);
     expect(carouselSlides([], 1280)).toEqual([]);
-  });
-});
-
-describe("unlockLabel", () => {
-  it("names both states", () => {
-    expect(unlockLabel(true)).toBe("Disponible");
-    expect(unlockLabel(false)).toBe("Verrouillé");
   });
 });

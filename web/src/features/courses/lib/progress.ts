@@ -26,8 +26,3 @@ export function carouselSlides<T>(items: readonly T[], viewportWidth: number): T
   for (let i = 0; i < items.length; i += size) slides.push(items.slice(i, i + size));
   return slides;
 }
-
-/** Learner's unlocked state of a lesson, as shown on the course page. */
-export function unlockLabel(unlocked: boolean): string {
-  return unlocked ? "Disponible" : "Verrouillé";
-}
