@@ -46,13 +46,18 @@ class Database:
         root = psutil.Process(self.pg.process.pid)
         return [root, *root.children(recursive=True)]
 
-    def freeze(self) -> None:
+    def _signal_all(self, signum: int) -> None:
         for proc in self.processes():
-            proc.send_signal(signal.SIGSTOP)
+            try:
+                proc.send_signal(signum)
+            except psutil.NoSuchProcess:  # a backend that exited since it was listed
+                pass
+
+    def freeze(self) -> None:
+        self._signal_all(signal.SIGSTOP)
 
     def thaw(self) -> None:
-        for proc in self.processes():
-            proc.send_signal(signal.SIGCONT)
+        self._signal_all(signal.SIGCONT)
 
     def stop(self) -> None:
         self.pg.stop()
