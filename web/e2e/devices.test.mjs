@@ -3,7 +3,7 @@
 // user in. An ended device says who ended it at its next status check (every 30 s, and on load).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BASE_URL, latestMailLink, newAccount, newPage, refreshPageSession, uniqueEmail, useBrowser } from "./support.mjs";
+import { BASE_URL, apiSession, latestMailLink, newAccount, newPage, pageAccessToken, refreshPageSession, uniqueEmail, useBrowser } from "./support.mjs";
 import { DEMO, VIEWPORTS, horizontalOverflow, signIn } from "./browser.mjs";
 
 const b = useBrowser();
@@ -147,4 +147,29 @@ test("a recovery link at the device limit ends the least recently used device an
   await page.getByText("Mot de passe mis à jour avec succès").waitFor();
   await seesEnded(recent.page, "Votre mot de passe a été modifié sur un autre appareil. Veuillez vous reconnecter.");
   for (const context of [oldest.context, recent.context, locked.context]) await context.close();
+});
+
+test("a device whose refresh is refused (its session ended while away) says so and signs out", async () => {
+  const { email, password } = await newAccount("refresh-refused");
+  const away = await newPage(b.browser, VIEWPORTS.mobile);
+  await signIn(away.page, BASE_URL, email, password);
+  await openAccount(away.page);
+  const token = await pageAccessToken(away.page);
+  const sessionId = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString()).session_id;
+
+  // Another device ends it while this one is away (e.g. a laptop asleep).
+  const other = await apiSession(email, password);
+  const ended = await other.rest(`user_sessions?id=eq.${sessionId}`, { method: "PATCH", body: JSON.stringify({ is_current: false }) });
+  assert.equal(ended.status, 204);
+
+  // Back: its access token has expired, so supabase-js refreshes, is refused and signs out.
+  await away.page.evaluate(() => {
+    const name = Object.keys(localStorage).find((k) => /^sb-.*-auth-token$/.test(k));
+    localStorage.setItem(name, JSON.stringify({ ...JSON.parse(localStorage.getItem(name)), expires_at: 0 }));
+    window.dispatchEvent(new Event("visibilitychange"));
+  });
+  await away.page.getByText("Votre session a pris fin. Veuillez vous reconnecter.").waitFor();
+  await away.page.getByRole("heading", { name: "Connexion" }).waitFor();
+  await other.logout();
+  await away.context.close();
 });

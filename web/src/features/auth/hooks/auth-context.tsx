@@ -1,4 +1,5 @@
 import * as React from "react";
+import { toast } from "sonner";
 import type { Session, User } from "@supabase/supabase-js";
 import { fetchProfile, getSession, onAuthChange, signOut as apiSignOut } from "@/features/auth/api/auth";
 import { isOwnerAccount } from "@/features/contact/api/site";
@@ -26,15 +27,23 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
   const [profile, setProfile] = React.useState<Profile | null>(null);
   const [owner, setOwner] = React.useState<{ userId: string; value: boolean } | null>(null);
   const userId = session?.user.id ?? null;
+  // Set while this page signs itself out, to tell that from a session ended elsewhere.
+  const signingOut = React.useRef(false);
 
   React.useEffect(() => {
     let alive = true;
+    let signedIn = false;
     getSession()
       .then((s) => alive && setSession(s))
       .catch(() => alive && setSession(null))
       .finally(() => alive && setLoading(false));
-    const off = onAuthChange((_event, s) => {
+    const off = onAuthChange((event, s) => {
       if (!alive) return;
+      // A refresh refused by the server (the session was ended or expired) signs out here.
+      if (event === "SIGNED_OUT" && signedIn && !signingOut.current) {
+        toast("Session terminée", { description: "Votre session a pris fin. Veuillez vous reconnecter." });
+      }
+      signedIn = !!s;
       setSession(s);
       setLoading(false);
     });
@@ -75,9 +84,11 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
   // the account's other devices stay signed in.
   const signOut = React.useCallback(async () => {
     clearRecoveryPending();
+    signingOut.current = true;
     try {
       await apiSignOut();
     } finally {
+      signingOut.current = false;
       setSession(null);
       setProfile(null);
     }
