@@ -47,9 +47,10 @@ $(WEB_BUILD): $(WEB_STAMP) $(WEB_SOURCES)
 
 web: $(WEB_BUILD)
 
-# vitest: the web app's pure logic (validation, formatting, statuses, embed URLs).
+# The web app's types and lint (eslint: hooks rules, feature boundaries), then vitest: its pure
+# logic (validation, formatting, statuses, embed URLs).
 test-web: $(WEB_STAMP)
-	cd web && npm test
+	cd web && npm run lint && npm test
 
 # Headless Chromium from Debian, never a downloaded browser.
 /usr/bin/chromium:
@@ -79,7 +80,7 @@ run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed
 
 test: setup-test $(WEB_BUILD) /usr/bin/chromium
-	cd web && npm test
+	cd web && npm run lint && npm test
 	$(BIN)/pytest
 
 bench: setup-test

@@ -52,4 +52,5 @@ export default tseslint.config(
     rules: restrict(ROUTES, { group: ["@/features/**"], message: "Shared code depends on no feature: move the shared part to components/ or lib/." }),
   },
   ...featureBoundaries,
+  { files: ["*.{js,ts}"], languageOptions: { globals: globals.node } },
 );

@@ -3,7 +3,7 @@ import { QueryClientProvider } from "@tanstack/react-query";
 import { Tooltip } from "radix-ui";
 import { ThemeProvider } from "@/components/theme/theme-provider";
 import { Toaster } from "@/components/ui/sonner";
-import { AuthProvider } from "@/features/auth/hooks/auth-context";
+import { AuthProvider } from "@/features/auth";
 import { createQueryClient } from "@/lib/query-client";
 
 export function AppProviders({ children }: { children: ReactNode }) {

@@ -1,5 +1,5 @@
 import { createBrowserRouter, type RouteObject } from "react-router-dom";
-import { RootLayout } from "@/components/layout/root-layout";
+import { RootLayout } from "@/app/layout/root-layout";
 
 // Every screen is its own lazy chunk; only the shell is in the initial bundle.
 const lazy = (load: () => Promise<{ default: React.ComponentType }>): Pick<RouteObject, "lazy"> => ({

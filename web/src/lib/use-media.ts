@@ -1,5 +1,7 @@
 import * as React from "react";
-import { MOBILE_BREAKPOINT } from "@/features/courses/lib/progress";
+
+/** Below this width the layout is the phone one. */
+export const MOBILE_BREAKPOINT = 768;
 
 /** Viewport width, kept up to date (used for the 4/8 lesson carousel). */
 export function useViewportWidth(): number {

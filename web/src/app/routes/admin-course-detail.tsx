@@ -3,12 +3,8 @@ import { RefreshCwIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { PageContainer } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { AdminGuard } from "@/features/admin/components/admin-guard";
-import { ContentForm } from "@/features/admin/components/content-form";
-import { ContentEditSection, ContentList } from "@/features/admin/components/content-list";
-import { BackButton, CourseStateView } from "@/features/admin/components/course-page-parts";
-import { useCourseContent } from "@/features/admin/hooks/use-course-content";
+import { useAuth } from "@/features/auth";
+import { AdminGuard, ContentForm, ContentEditSection, ContentList, BackButton, CourseStateView, useCourseContent } from "@/features/admin";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 /** /admin/courses/{id}: title, description, add-content form, content list, title edits. */

@@ -4,13 +4,8 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent } from "@/components/ui/card";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { PageContainer } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { AdminGuard } from "@/features/admin/components/admin-guard";
-import { CourseForm } from "@/features/admin/components/course-form";
-import { ContentForm } from "@/features/admin/components/content-form";
-import { ContentList } from "@/features/admin/components/content-list";
-import { BackButton, CourseStateView } from "@/features/admin/components/course-page-parts";
-import { useCourseContent } from "@/features/admin/hooks/use-course-content";
+import { useAuth } from "@/features/auth";
+import { AdminGuard, CourseForm, ContentForm, ContentList, BackButton, CourseStateView, useCourseContent } from "@/features/admin";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 /** /admin/courses/edit/{id} (legacy): tabs details and content, back and refresh buttons. */

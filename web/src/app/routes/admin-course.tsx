@@ -4,14 +4,9 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { PageContainer } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { VisibilityBadge } from "@/features/courses/components/course-card";
-import { AdminGuard } from "@/features/admin/components/admin-guard";
-import { ContentForm } from "@/features/admin/components/content-form";
-import { ContentList } from "@/features/admin/components/content-list";
-import { ScheduleEditor } from "@/features/admin/components/schedule-editor";
-import { BackButton, CourseStateView } from "@/features/admin/components/course-page-parts";
-import { useCourseContent } from "@/features/admin/hooks/use-course-content";
+import { useAuth } from "@/features/auth";
+import { VisibilityBadge } from "@/features/courses";
+import { AdminGuard, ContentForm, ContentList, ScheduleEditor, BackButton, CourseStateView, useCourseContent } from "@/features/admin";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 /** /admin/course/{courseId}: tabs content, unlock schedule and settings. */

@@ -3,11 +3,7 @@ import { RefreshCwIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState, PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { AdminGuard } from "@/features/admin/components/admin-guard";
-import { AdminCourseCard } from "@/features/admin/components/admin-course-card";
-import { CourseForm } from "@/features/admin/components/course-form";
-import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
-import { useAdminCourses } from "@/features/admin/hooks/use-courses";
+import { AdminGuard, AdminCourseCard, CourseForm, ConfirmDialog, useAdminCourses } from "@/features/admin";
 import { useDocumentTitle } from "@/lib/use-document-title";
 import type { Course } from "@/types/db";
 

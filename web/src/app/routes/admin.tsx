@@ -3,12 +3,7 @@ import { ShieldIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { EmptyState, PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { AdminGuard } from "@/features/admin/components/admin-guard";
-import { UsersTab } from "@/features/admin/components/users-tab";
-import { BooksTab } from "@/features/admin/components/books-tab";
-import { SessionsTab } from "@/features/admin/components/sessions-tab";
-import { AdminCourseCard } from "@/features/admin/components/admin-course-card";
-import { useAdminCourses } from "@/features/admin/hooks/use-courses";
+import { AdminGuard, UsersTab, BooksTab, SessionsTab, AdminCourseCard, useAdminCourses } from "@/features/admin";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 const TABS = [

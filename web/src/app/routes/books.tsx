@@ -16,11 +16,8 @@ import {
 } from "@/components/ui/alert-dialog";
 import { EmptyState, ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { SearchInput } from "@/components/search-input";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { bookAccessMap, bookCoverUrl, bookDownloadUrl, deleteBook, hasFullAccess, listBooks } from "@/features/books/api/books";
-import { bookCardState, type BookCardState } from "@/features/books/lib/book";
-import { BookCover } from "@/features/books/components/book-cover";
-import { BookDialog, BookStateBadge } from "@/features/books/components/book-dialog";
+import { useAuth } from "@/features/auth";
+import { bookAccessMap, bookCoverUrl, bookDownloadUrl, deleteBook, hasFullAccess, listBooks, bookCardState, type BookCardState, BookCover, BookDialog, BookStateBadge } from "@/features/books";
 import { formatFileSize, matchesSearch } from "@/lib/format";
 import { startDownload } from "@/lib/download";
 import { useDocumentTitle } from "@/lib/use-document-title";

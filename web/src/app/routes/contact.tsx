@@ -3,9 +3,8 @@ import { Link } from "react-router-dom";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PageContainer } from "@/components/layout/page-states";
-import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
-import { whatsappLink } from "@/features/contact/lib/whatsapp";
-import { useAuth } from "@/features/auth/hooks/auth-context";
+import { useSiteContact, whatsappLink } from "@/features/contact";
+import { useAuth } from "@/features/auth";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Contact() {

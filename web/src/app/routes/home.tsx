@@ -3,8 +3,7 @@ import { ArrowLeftIcon, ArrowRightIcon, BookOpenIcon, CheckCircle2Icon, MessageC
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PageSpinner } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { greeting, isNewAccount } from "@/features/auth/lib/greeting";
+import { useAuth, greeting, isNewAccount } from "@/features/auth";
 import { SITE_NAME } from "@/config/app";
 import { useDocumentTitle } from "@/lib/use-document-title";
 

@@ -1,6 +1,6 @@
 import { LegalPage } from "@/components/layout/legal-page";
 import { SITE_NAME } from "@/config/app";
-import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
+import { useSiteContact } from "@/features/contact";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function LegalNotice() {

@@ -4,11 +4,8 @@ import { toast } from "sonner";
 import { Loader2Icon, UsersIcon } from "lucide-react";
 import { Input } from "@/components/ui/input";
 import { ErrorPanel, PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { designatedAdmin, listNonAdminUsers, type Peer } from "@/features/messages/api/messages";
-import { Conversation } from "@/features/messages/components/conversation";
-import { useUnreadBySender } from "@/features/messages/hooks/use-unread";
-import { unreadLabel, withUnreadFirst } from "@/features/messages/lib/unread";
+import { useAuth } from "@/features/auth";
+import { designatedAdmin, listNonAdminUsers, type Peer, Conversation, useUnreadBySender, unreadLabel, withUnreadFirst } from "@/features/messages";
 import { useDocumentTitle } from "@/lib/use-document-title";
 import { cn } from "@/lib/utils";
 

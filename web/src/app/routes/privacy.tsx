@@ -1,5 +1,5 @@
 import { LegalPage } from "@/components/layout/legal-page";
-import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
+import { useSiteContact } from "@/features/contact";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Privacy() {

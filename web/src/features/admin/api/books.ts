@@ -1,5 +1,5 @@
 import { supabase } from "@/lib/supabase";
-import { BOOKS_BUCKET } from "@/features/books/api/books";
+import { BOOKS_BUCKET } from "@/features/books";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
 import { timestampedName } from "@/features/admin/lib/content-file";
 import type { Book } from "@/types/db";

@@ -1,6 +1,6 @@
 import { supabase } from "@/lib/supabase";
 import type { Course, CourseContent, Visibility } from "@/types/db";
-import { CONTENT_BUCKET } from "@/features/courses/api/courses";
+import { CONTENT_BUCKET } from "@/features/courses";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
 import { nextOrderIndex } from "@/features/admin/lib/content-file";
 

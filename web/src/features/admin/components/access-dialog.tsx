@@ -7,7 +7,7 @@ import { Checkbox } from "@/components/ui/checkbox";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
-import { fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { fileTypeLabel } from "@/features/lessons";
 import { getProfile } from "@/features/admin/api/users";
 import {
   bulkGrantContent,

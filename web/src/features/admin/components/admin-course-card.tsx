@@ -1,7 +1,7 @@
 import { Link } from "react-router-dom";
 import { EyeIcon, PencilIcon, Trash2Icon } from "lucide-react";
 import { Button } from "@/components/ui/button";
-import { CourseCover, VisibilityBadge } from "@/features/courses/components/course-card";
+import { CourseCover, VisibilityBadge } from "@/features/courses";
 import type { Course } from "@/types/db";
 
 /** Cover, title, Public/Privé, description; 'Voir' for all, 'Éditer'/'Supprimer' for admins. */

@@ -2,7 +2,7 @@ import * as React from "react";
 import { Navigate } from "react-router-dom";
 import { toast } from "sonner";
 import { PageSpinner } from "@/components/layout/page-states";
-import { useAuth } from "@/features/auth/hooks/auth-context";
+import { useAuth } from "@/features/auth";
 
 /** Admin screens: signed out -> /connexion; not admin -> / with the toast 'Accès refusé'. */
 export function AdminGuard({ children }: { children: React.ReactNode }) {

@@ -8,7 +8,7 @@ import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import { EmptyState } from "@/components/layout/page-states";
-import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
+import { fileTypeIcon, fileTypeLabel } from "@/features/lessons";
 import { contentFileDownloadUrl, deleteContent, updateContent } from "@/features/admin/api/courses";
 import { errorText } from "@/features/admin/lib/errors";
 import { downloadName } from "@/features/admin/lib/content-file";

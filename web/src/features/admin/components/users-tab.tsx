@@ -8,9 +8,9 @@ import { Popover, PopoverContent, PopoverTrigger } from "@/components/ui/popover
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { SearchInput } from "@/components/search-input";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
-import { STUDENT_LEVELS } from "@/features/auth/lib/schemas";
-import { whatsappLink } from "@/features/contact/lib/whatsapp";
-import { subscriptionStatus } from "@/features/profile/lib/subscription";
+import { STUDENT_LEVELS } from "@/features/auth";
+import { whatsappLink } from "@/features/contact";
+import { subscriptionStatus } from "@/features/profile";
 import { listProfiles, usersWithAccess } from "@/features/admin/api/users";
 import { emptyUsersText, filterUsers, NO_FILTERS, userStats, type PaidFilter, type RoleFilter, type UserFilters } from "@/features/admin/lib/users";
 import { EditUserDialog, PaymentDialog, PaymentInfoDialog, RoleDialog } from "@/features/admin/components/user-dialogs";

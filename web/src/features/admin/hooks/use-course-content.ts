@@ -2,7 +2,7 @@ import * as React from "react";
 import { toast } from "sonner";
 import { getCourseById } from "@/features/admin/api/courses";
 import { listContentInOrder } from "@/features/admin/api/access";
-import { viewedContentIds } from "@/features/courses/api/courses";
+import { viewedContentIds } from "@/features/courses";
 import type { Course, CourseContent } from "@/types/db";
 
 export type CourseState = { status: "loading" } | { status: "not-found" } | { status: "error" } | { status: "loaded"; course: Course };

@@ -1,4 +1,4 @@
-import { subscriptionStatus } from "@/features/profile/lib/subscription";
+import { subscriptionStatus } from "@/features/profile";
 import type { Profile } from "@/types/db";
 
 export type PaidFilter = "all" | "paid" | "unpaid";

@@ -1,4 +1,4 @@
-import { EMBED_HOST, isValidEmbedInput, toEmbedUrl } from "@/features/lessons/lib/embed";
+import { EMBED_HOST, isValidEmbedInput, toEmbedUrl } from "@/features/lessons";
 
 /** The host named in the validation messages. */
 export const EMBED_HOST_NAME = new URL(EMBED_HOST).host;

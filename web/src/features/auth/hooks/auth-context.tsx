@@ -2,7 +2,7 @@ import * as React from "react";
 import { toast } from "sonner";
 import type { Session, User } from "@supabase/supabase-js";
 import { fetchProfile, getSession, onAuthChange, signOut as apiSignOut } from "@/features/auth/api/auth";
-import { isOwnerAccount } from "@/features/contact/api/site";
+import { isOwnerAccount } from "@/features/contact";
 import { clearRecoveryPending } from "@/lib/recovery";
 import type { Profile } from "@/types/db";
 

@@ -5,7 +5,7 @@ import { CornerDownRightIcon, Loader2Icon, MessageSquareIcon, ReplyIcon, SendIco
 import { Button } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { Textarea } from "@/components/ui/textarea";
-import { useAuth } from "@/features/auth/hooks/auth-context";
+import { useAuth } from "@/features/auth";
 import { deleteComment, deleteReply, listComments, postComment, postReply, subscribeComments, type Author, type CommentView } from "@/features/comments/api/comments";
 import { formatDateTimeFr } from "@/lib/format";
 

@@ -1,7 +1,7 @@
 import { supabase } from "@/lib/supabase";
 import { appConfig } from "@/config/app";
 import type { Course, CourseContent } from "@/types/db";
-import { coverUrl } from "@/features/books/lib/book";
+import { coverUrl } from "@/features/books";
 import type { OutlineLesson } from "@/features/courses/lib/unlock";
 
 export const CONTENT_BUCKET = "course-content";

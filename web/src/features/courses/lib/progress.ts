@@ -1,3 +1,5 @@
+import { MOBILE_BREAKPOINT } from "@/lib/use-media";
+
 export type LessonState = "unviewed" | "viewed" | "completed";
 
 /** completed/total with a whole percentage; 0 % for an empty course. */
@@ -15,7 +17,6 @@ export function lessonState(id: string, completed: ReadonlySet<string>, viewed: 
   return "unviewed";
 }
 
-export const MOBILE_BREAKPOINT = 768;
 export const CAROUSEL_PAGE_MOBILE = 4;
 export const CAROUSEL_PAGE_DESKTOP = 8;
 

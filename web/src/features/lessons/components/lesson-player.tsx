@@ -3,7 +3,7 @@ import { toast } from "sonner";
 import { DownloadIcon, ImageOffIcon, Loader2Icon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
-import { contentDownloadUrl, contentImageUrl } from "@/features/courses/api/courses";
+import { contentDownloadUrl, contentImageUrl } from "@/features/courses";
 import { toEmbedUrl } from "@/features/lessons/lib/embed";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
 import { formatFileSize } from "@/lib/format";

@@ -1,5 +1,5 @@
 import { supabase } from "@/lib/supabase";
-import { getContactAdmin } from "@/features/contact/api/site";
+import { getContactAdmin } from "@/features/contact";
 import type { PrivateMessage } from "@/types/db";
 
 export interface Peer {

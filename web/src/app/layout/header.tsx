@@ -4,8 +4,8 @@ import { GraduationCapIcon, LogOutIcon, MenuIcon, UserIcon, XIcon } from "lucide
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { ThemeToggle } from "@/components/theme/theme-toggle";
-import { useAuth } from "@/features/auth/hooks/auth-context";
-import { useUnreadCount } from "@/features/messages/hooks/use-unread";
+import { useAuth } from "@/features/auth";
+import { useUnreadCount } from "@/features/messages";
 import { SITE_NAME } from "@/config/app";
 import { cn } from "@/lib/utils";
 

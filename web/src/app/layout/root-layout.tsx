@@ -2,8 +2,8 @@ import { Suspense } from "react";
 import { Outlet, ScrollRestoration } from "react-router-dom";
 import { Header } from "./header";
 import { Footer } from "./footer";
-import { PageSpinner } from "./page-states";
-import { useDeviceSession } from "@/features/sessions/hooks/use-device-session";
+import { PageSpinner } from "@/components/layout/page-states";
+import { useDeviceSession } from "@/features/sessions";
 
 export function RootLayout() {
   useDeviceSession();

@@ -1,7 +1,7 @@
 import { Link } from "react-router-dom";
 import { GraduationCapIcon, MailIcon } from "lucide-react";
 import { SITE_NAME } from "@/config/app";
-import { useSiteContact } from "@/features/contact/hooks/use-site-contact";
+import { useSiteContact } from "@/features/contact";
 
 export function Footer() {
   const year = new Date().getFullYear();
