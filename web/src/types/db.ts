@@ -1,92 +1,59 @@
-// Row shapes of the app's tables (spec, section 3).
-export type Role = "user" | "admin";
+// The app's row types, derived from the generated database types (src/types/database.ts, made by
+// `supalite gen types typescript`; never edit that file by hand).
+//
+// PostgreSQL reports every column of a view as nullable; the views below are plain selections
+// over tables whose columns are NOT NULL, so those columns are restated as non-null here (the
+// MergeDeep override the Supabase docs recommend).
+import type { MergeDeep } from "type-fest";
+import { Constants, type Database as GeneratedDatabase } from "./database";
 
-export interface Profile {
-  id: string;
-  email: string | null;
-  full_name: string | null;
-  country: string | null;
-  whatsapp_number: string | null;
-  student_role: string | null;
-  agent: boolean | null;
-  role: Role | null;
-  paid: boolean | null;
-  date_paid: string | null;
-  expire_date: string | null;
-  created_at: string;
-}
+export type Database = MergeDeep<
+  GeneratedDatabase,
+  {
+    public: {
+      Views: {
+        profiles: {
+          Row: {
+            id: string;
+            student_role: GeneratedDatabase["public"]["Enums"]["student_role"];
+            agent: boolean;
+            role: GeneratedDatabase["public"]["Enums"]["user_role"];
+            created_at: string;
+          };
+        };
+        user_sessions: {
+          Row: { id: string; user_id: string; is_current: boolean; is_this_device: boolean; created_at: string };
+        };
+      };
+    };
+  }
+>;
 
-export interface Book {
-  id: string;
-  title: string;
-  description: string | null;
-  pages: number | null;
-  file_size: number | null;
-  file_path: string | null;
-  cover_url: string | null;
-  created_by: string | null;
-  created_at: string;
-}
+type PublicSchema = Database["public"];
+type TableRow<Name extends keyof PublicSchema["Tables"]> = PublicSchema["Tables"][Name]["Row"];
+type ViewRow<Name extends keyof PublicSchema["Views"]> = PublicSchema["Views"][Name]["Row"];
 
-export type Visibility = "public" | "private";
+export type Role = PublicSchema["Enums"]["user_role"];
+export type Visibility = PublicSchema["Enums"]["course_visibility"];
+export type FileType = PublicSchema["Enums"]["content_file_type"];
+export type StudentRole = PublicSchema["Enums"]["student_role"];
 
-export interface Course {
-  id: string;
-  title: string;
-  description: string | null;
-  visibility: Visibility | string;
-  cover_url: string | null;
-  created_by: string | null;
-  created_at: string;
-}
+const isOneOf =
+  <T extends string>(values: readonly T[]) =>
+  (value: string): value is T =>
+    (values as readonly string[]).includes(value);
 
-export type FileType = "video" | "document" | "pdf" | "image" | "audio" | "other";
+/** A form's select value checked against the database's enum before it is sent. */
+export const isFileType = isOneOf<FileType>(Constants.public.Enums.content_file_type);
+export const isStudentRole = isOneOf<StudentRole>(Constants.public.Enums.student_role);
 
-export interface CourseContent {
-  id: string;
-  course_id: string;
-  title: string;
-  description: string | null;
-  file_path: string | null;
-  file_type: FileType | string;
-  file_size: number | null;
-  video_embed_url: string | null;
-  order_index: number | null;
-  created_by: string | null;
-  created_at: string;
-}
-
-export interface CommentRow {
-  id: string;
-  content_id: string;
-  user_id: string;
-  content: string;
-  created_at: string;
-}
-
-export interface ReplyRow {
-  id: string;
-  comment_id: string;
-  user_id: string;
-  content: string;
-  created_at: string;
-}
-
-export interface PrivateMessage {
-  id: string;
-  sender_id: string;
-  recipient_id: string;
-  content: string;
-  is_read: boolean;
-  created_at: string;
-}
-
-export interface UserSession {
-  id: string;
-  user_id: string;
-  device_name: string | null;
-  ip_address: string | null;
-  last_active: string | null;
-  is_current: boolean;
-  created_at?: string;
-}
+export type Profile = ViewRow<"profiles">;
+export type ProfileUpdate = PublicSchema["Views"]["profiles"]["Update"];
+export type UserSession = ViewRow<"user_sessions">;
+export type Book = TableRow<"books">;
+export type Course = TableRow<"courses">;
+export type CourseContent = TableRow<"course_content">;
+export type UnlockSchedule = TableRow<"course_unlock_schedules">;
+export type CommentRow = TableRow<"content_comments">;
+export type ReplyRow = TableRow<"comment_replies">;
+export type PrivateMessage = TableRow<"private_messages">;

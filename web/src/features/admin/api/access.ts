@@ -22,10 +22,10 @@ export async function loadAccessSummary(userId: string): Promise<AccessSummary> 
   const error = courses.error ?? books.error ?? full.error ?? content.error;
   if (error) throw new Error(error.message || "Impossible de charger les données d'accès.");
   const summary = {
-    courses: (courses.data ?? []) as unknown as AccessSummary["courses"],
-    books: (books.data ?? []) as unknown as AccessSummary["books"],
+    courses: courses.data ?? [],
+    books: books.data ?? [],
     hasFullAccess: (full.data ?? []).length > 0,
-    contentIds: new Set((content.data ?? []).map((r: { content_id: string }) => r.content_id)),
+    contentIds: new Set((content.data ?? []).map((r) => r.content_id)),
   };
   return { ...summary, hasAccess: summary.hasFullAccess || summary.courses.length > 0 || summary.books.length > 0 };
 }
@@ -33,20 +33,20 @@ export async function loadAccessSummary(userId: string): Promise<AccessSummary> 
 export async function listAllCourses(): Promise<Course[]> {
   const { data, error } = await supabase().from("courses").select("*").order("created_at", { ascending: false });
   if (error) throw new Error(error.message || "Impossible de charger les cours");
-  return (data ?? []) as Course[];
+  return data ?? [];
 }
 
 export async function listBooksByTitle(): Promise<Book[]> {
   const { data, error } = await supabase().from("books").select("*").order("title");
   if (error) throw new Error(error.message || "Impossible de charger les livres");
-  return (data ?? []) as Book[];
+  return data ?? [];
 }
 
 /** Admin screens read content by course, ordered by order_index then created_at. */
 export async function listContentInOrder(courseId: string): Promise<CourseContent[]> {
   const { data, error } = await supabase().from("course_content").select("*").eq("course_id", courseId).order("order_index").order("created_at");
   if (error) throw new Error(`Error fetching content: ${error.message}`);
-  return (data ?? []) as CourseContent[];
+  return data ?? [];
 }
 
 async function currentUserId(): Promise<string> {

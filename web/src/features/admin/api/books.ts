@@ -44,7 +44,7 @@ export async function uploadBook(input: BookInput): Promise<{ book: Book; coverF
     if (coverPath) await client.storage.from(COVERS_BUCKET).remove([coverPath]);
     throw new Error(`Error creating book record: ${error.message}`);
   }
-  return { book: data as Book, coverFailed };
+  return { book: data, coverFailed };
 }
 
 /** Access rows, then the PDF, then the cover, then the row; the first three may fail. */

@@ -1,5 +1,5 @@
 import { supabase } from "@/lib/supabase";
-import type { Course, CourseContent, Visibility } from "@/types/db";
+import type { Course, CourseContent, FileType, Visibility } from "@/types/db";
 import { CONTENT_BUCKET } from "@/features/courses";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
 import { nextOrderIndex } from "@/features/admin/lib/content-file";
@@ -41,7 +41,7 @@ export async function createCourse(input: CourseInput): Promise<{ course: Course
     if (cover.path) await supabase().storage.from(COVERS_BUCKET).remove([cover.path]);
     throw new Error(`Failed to create course: ${error.message}`);
   }
-  return { course: data as Course, coverFailed: cover.failed };
+  return { course: data, coverFailed: cover.failed };
 }
 
 export async function updateCourse(course: Course, input: CourseInput): Promise<{ course: Course; coverFailed: boolean }> {
@@ -56,7 +56,7 @@ export async function updateCourse(course: Course, input: CourseInput): Promise<
   if (error) throw new Error(error.message);
   // The replaced cover is no longer referenced.
   if (cover.path && course.cover_url && !/^https?:/i.test(course.cover_url)) await supabase().storage.from(COVERS_BUCKET).remove([course.cover_url]);
-  return { course: data as Course, coverFailed: cover.failed };
+  return { course: data, coverFailed: cover.failed };
 }
 
 /** The row first, then its content files (a "not found" from storage is fine). */
@@ -79,14 +79,14 @@ export async function getCourseById(courseId: string): Promise<Course | null> {
     if (error.code === "22P02") return null;
     throw error;
   }
-  return data as Course | null;
+  return data;
 }
 
 export interface NewContent {
   courseId: string;
   title: string;
   description: string;
-  fileType: string;
+  fileType: FileType;
   file: File | null;
   embedUrl: string | null;
 }
@@ -122,7 +122,7 @@ export async function addContent(input: NewContent, existing: CourseContent[], o
     if (filePath) await client.storage.from(CONTENT_BUCKET).remove([filePath]);
     throw new Error(`Failed to upload content: ${error.message}`);
   }
-  return data as CourseContent;
+  return data;
 }
 
 export async function updateContent(id: string, title: string, description: string): Promise<void> {

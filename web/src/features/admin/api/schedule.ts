@@ -1,12 +1,6 @@
 import { supabase } from "@/lib/supabase";
+import type { UnlockSchedule } from "@/types/db";
 import type { ScheduleValues } from "@/features/admin/lib/schedule";
-
-export interface UnlockSchedule extends ScheduleValues {
-  id: string;
-  course_id: string;
-  is_active: boolean;
-  updated_at: string | null;
-}
 
 /** The active schedule of a course; none found (PGRST116) is not an error. */
 export async function getSchedule(courseId: string): Promise<UnlockSchedule | null> {
@@ -15,7 +9,7 @@ export async function getSchedule(courseId: string): Promise<UnlockSchedule | nu
     if (error.code === "PGRST116") return null;
     throw error;
   }
-  return data as UnlockSchedule;
+  return data;
 }
 
 /** Updated if one exists, otherwise created. */

@@ -1,31 +1,31 @@
 import { supabase } from "@/lib/supabase";
-import type { Profile, Role } from "@/types/db";
+import type { Profile, ProfileUpdate, Role } from "@/types/db";
 
 /** All profiles, newest first (admin users list). */
 export async function listProfiles(): Promise<Profile[]> {
   const { data, error } = await supabase().from("profiles").select("*").order("created_at", { ascending: false });
   if (error) throw new Error(error.message || "Impossible de charger les utilisateurs.");
-  return (data ?? []) as Profile[];
+  return data ?? [];
 }
 
 export async function getProfile(userId: string): Promise<Profile | null> {
   const { data, error } = await supabase().from("profiles").select("*").eq("id", userId).maybeSingle();
   if (error) throw error;
-  return data as Profile | null;
+  return data;
 }
 
-async function patchProfile(userId: string, patch: Record<string, unknown>): Promise<void> {
+async function patchProfile(userId: string, patch: ProfileUpdate): Promise<void> {
   // `count` tells a refused update (no row changed) from a successful one.
   const { error, count } = await supabase().from("profiles").update(patch, { count: "exact" }).eq("id", userId);
   if (error) throw error;
   if (count === 0) throw new Error("Aucune ligne modifiée");
 }
 
-export function updateUser(userId: string, patch: { full_name: string | null; country: string | null; whatsapp_number: string | null; student_role: string; agent: boolean }): Promise<void> {
+export function updateUser(userId: string, patch: ProfileUpdate): Promise<void> {
   return patchProfile(userId, patch);
 }
 
-export function updatePayment(userId: string, patch: { paid: boolean; date_paid: string | null; expire_date: string | null }): Promise<void> {
+export function updatePayment(userId: string, patch: Pick<ProfileUpdate, "paid" | "date_paid" | "expire_date">): Promise<void> {
   return patchProfile(userId, patch);
 }
 
@@ -43,6 +43,6 @@ export async function usersWithAccess(): Promise<Set<string>> {
     client.from("user_content_progress").select("user_id"),
   ]);
   const ids = new Set<string>();
-  for (const { data } of results) for (const row of (data ?? []) as Array<{ user_id: string }>) ids.add(row.user_id);
+  for (const { data } of results) for (const row of data ?? []) ids.add(row.user_id);
   return ids;
 }

@@ -10,6 +10,7 @@ import { Label } from "@/components/ui/label";
 import { FormField } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
 import { addContent } from "@/features/admin/api/courses";
+import { isFileType } from "@/types/db";
 import { chooseFile, contentObjectPath, nextProgress, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
 import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
 import { errorText } from "@/features/admin/lib/errors";
@@ -77,7 +78,7 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     const { ok, embedUrl } = validate();
-    if (!ok) return;
+    if (!ok || !isFileType(fileType)) return;
     // Progress is simulated: 5 %, then steps every 300 ms up to the cap, 100 % at the end.
     setProgress(UPLOAD_PROGRESS.start);
     const timer = window.setInterval(() => setProgress((p) => (p === null ? p : nextProgress(p))), UPLOAD_PROGRESS.tickMs);

@@ -18,7 +18,7 @@ export const COURSE_TITLE_ERROR = "Le titre doit contenir au moins 3 caractères
 export function CourseForm({ course, onSaved, idPrefix = "course" }: { course?: Course; onSaved: (course: Course) => void; idPrefix?: string }) {
   const [title, setTitle] = React.useState(course?.title ?? "");
   const [description, setDescription] = React.useState(course?.description ?? "");
-  const [visibility, setVisibility] = React.useState<Visibility>((course?.visibility as Visibility) ?? "public");
+  const [visibility, setVisibility] = React.useState<Visibility>(course?.visibility ?? "public");
   const [cover, setCover] = React.useState<File | null>(null);
   const [error, setError] = React.useState<string | undefined>();
   const [coverError, setCoverError] = React.useState<string | undefined>();

@@ -1,5 +1,5 @@
 import { subscriptionStatus } from "@/features/profile";
-import type { Profile } from "@/types/db";
+import { isStudentRole, type Profile, type ProfileUpdate } from "@/types/db";
 
 export type PaidFilter = "all" | "paid" | "unpaid";
 export type RoleFilter = "all" | "admin" | "user";
@@ -70,12 +70,12 @@ const trimmedOrNull = (value: string | null | undefined): string | null => {
 };
 
 /** Names, country and WhatsApp are trimmed; empty becomes null. */
-export function userEditPatch(values: UserEdit): { full_name: string | null; country: string | null; whatsapp_number: string | null; student_role: string; agent: boolean } {
+export function userEditPatch(values: UserEdit): ProfileUpdate {
   return {
     full_name: trimmedOrNull(values.full_name),
     country: trimmedOrNull(values.country),
     whatsapp_number: trimmedOrNull(values.whatsapp_number),
-    student_role: values.student_role || "debutant",
+    student_role: isStudentRole(values.student_role) ? values.student_role : "debutant",
     agent: values.agent,
   };
 }

@@ -61,5 +61,5 @@ export async function updatePassword(password: string): Promise<void> {
 export async function fetchProfile(userId: string): Promise<Profile | null> {
   const { data, error } = await supabase().from("profiles").select("*").eq("id", userId).maybeSingle();
   if (error) throw error;
-  return data as Profile | null;
+  return data;
 }

@@ -9,7 +9,7 @@ export const SIGNED_URL_SECONDS = 3600;
 export async function listBooks(): Promise<Book[]> {
   const { data, error } = await supabase().from("books").select("*").order("created_at", { ascending: false });
   if (error) throw error;
-  return (data ?? []) as Book[];
+  return data ?? [];
 }
 
 /** A failed check means no access. */

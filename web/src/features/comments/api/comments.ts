@@ -22,12 +22,12 @@ async function authors(ids: string[]): Promise<Record<string, Author>> {
 export async function listComments(contentId: string): Promise<CommentView[]> {
   const { data: comments, error } = await supabase().from("content_comments").select("*").eq("content_id", contentId).order("created_at", { ascending: true });
   if (error) throw new Error("Failed to load comments");
-  const rows = (comments ?? []) as CommentRow[];
+  const rows = comments ?? [];
   let replies: ReplyRow[] = [];
   if (rows.length > 0) {
     const { data, error: replyError } = await supabase().from("comment_replies").select("*").in("comment_id", rows.map((c) => c.id)).order("created_at", { ascending: true });
     if (replyError) throw new Error("Failed to load comments");
-    replies = (data ?? []) as ReplyRow[];
+    replies = data ?? [];
   }
   const people = await authors([...new Set([...rows.map((c) => c.user_id), ...replies.map((r) => r.user_id)])]);
   return rows.map((c) => ({

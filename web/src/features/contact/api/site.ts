@@ -27,8 +27,7 @@ export function getSiteContact(): Promise<SiteContact> {
 export async function getContactAdmin(): Promise<{ id: string; full_name: string | null } | null> {
   const { data, error } = await supabase().rpc("get_contact_admin");
   if (error) throw error;
-  const rows = (Array.isArray(data) ? data : data ? [data] : []) as Array<{ id: string; full_name: string | null }>;
-  return rows[0] ?? null;
+  return data?.[0] ?? null;
 }
 
 /** Whether the signed-in user is the owner account (the header's Admin link rule). */

@@ -11,11 +11,11 @@ export async function listVisibleCourses(userId: string | null): Promise<Course[
   if (userId) {
     const { data, error } = await supabase().rpc("get_visible_courses", { user_id: userId });
     if (error) throw error;
-    return ((data ?? []) as Course[]).sort((a, b) => (b.created_at ?? "").localeCompare(a.created_at ?? ""));
+    return (data ?? []).sort((a, b) => (b.created_at ?? "").localeCompare(a.created_at ?? ""));
   }
   const { data, error } = await supabase().from("courses").select("*").eq("visibility", "public").order("created_at", { ascending: false });
   if (error) throw error;
-  return (data ?? []) as Course[];
+  return data ?? [];
 }
 
 export async function getCourse(courseId: string): Promise<Course | null> {
@@ -25,7 +25,7 @@ export async function getCourse(courseId: string): Promise<Course | null> {
     if (error.code === "22P02") return null;
     throw error;
   }
-  return data as Course | null;
+  return data;
 }
 
 /** If the check fails, access falls back to true only for public courses. */
@@ -40,12 +40,12 @@ export async function listCourseContent(userId: string | null, course: Pick<Cour
   if (userId) {
     const { data, error } = await supabase().rpc("get_visible_course_content", { user_id: userId, course_id: course.id });
     if (error) throw new Error(`Error fetching content: ${error.message}`);
-    return sortByOrder((data ?? []) as CourseContent[]);
+    return sortByOrder(data ?? []);
   }
   if (course.visibility !== "public") throw new Error("Unauthorized access");
   const { data, error } = await supabase().from("course_content").select("*").eq("course_id", course.id).order("created_at", { ascending: false });
   if (error) throw new Error(`Error fetching content: ${error.message}`);
-  return sortByOrder((data ?? []) as CourseContent[]);
+  return sortByOrder(data ?? []);
 }
 
 /**
@@ -56,7 +56,7 @@ export async function listCourseContent(userId: string | null, course: Pick<Cour
 export async function getCourseOutline(courseId: string): Promise<OutlineLesson[]> {
   const { data, error } = await supabase().rpc("get_course_outline", { course_id: courseId });
   if (error) throw error;
-  return ((data ?? []) as OutlineLesson[]).sort((a, b) => a.lesson_position - b.lesson_position);
+  return (data ?? []).sort((a, b) => a.lesson_position - b.lesson_position);
 }
 
 export interface LessonStatus {
@@ -73,7 +73,7 @@ export async function getLessonStatus(contentId: string): Promise<LessonStatus |
     if (error.code === "22P02") return null;
     throw error;
   }
-  return ((data ?? []) as LessonStatus[])[0] ?? null;
+  return (data ?? [])[0] ?? null;
 }
 
 /** An outline from lessons the server returned in full (all open). */

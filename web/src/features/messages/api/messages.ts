@@ -57,7 +57,7 @@ export async function designatedAdmin(): Promise<Peer | null> {
 export async function listNonAdminUsers(): Promise<Peer[]> {
   const { data, error } = await supabase().from("profiles").select("id, full_name, email").neq("role", "admin").order("full_name");
   if (error) throw new Error("Failed to load users");
-  return (data ?? []) as Peer[];
+  return data ?? [];
 }
 
 export async function listConversation(userId: string, peerId: string): Promise<PrivateMessage[]> {
@@ -67,7 +67,7 @@ export async function listConversation(userId: string, peerId: string): Promise<
     .or(`and(sender_id.eq.${userId},recipient_id.eq.${peerId}),and(sender_id.eq.${peerId},recipient_id.eq.${userId})`)
     .order("created_at", { ascending: true });
   if (error) throw new Error("Failed to load messages");
-  return (data ?? []) as PrivateMessage[];
+  return data ?? [];
 }
 
 export async function markRead(ids: string[]): Promise<void> {

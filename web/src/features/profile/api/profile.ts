@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { isStudentRole } from "@/types/db";
 
 export async function updateFullName(userId: string, fullName: string): Promise<void> {
   const { error } = await supabase().from("profiles").update({ full_name: fullName.trim() || null }).eq("id", userId);
@@ -8,7 +9,7 @@ export async function updateFullName(userId: string, fullName: string): Promise<
 export async function updateLearnerDetails(userId: string, values: { country: string; whatsapp_number: string; student_role: string }): Promise<void> {
   const { error } = await supabase()
     .from("profiles")
-    .update({ country: values.country.trim() || null, whatsapp_number: values.whatsapp_number.trim() || null, student_role: values.student_role })
+    .update({ country: values.country.trim() || null, whatsapp_number: values.whatsapp_number.trim() || null, student_role: isStudentRole(values.student_role) ? values.student_role : undefined })
     .eq("id", userId);
   if (error) throw error;
 }

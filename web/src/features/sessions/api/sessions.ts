@@ -3,21 +3,13 @@ import type { UserSession } from "@/types/db";
 
 /**
  * A row of public.user_sessions: one per auth session of the user (every way in: sign-in,
- * sign-up, recovery link, magic link), plus the recently ended ones (is_current false).
+ * sign-up, recovery link, magic link), plus the recently ended ones (is_current false, with
+ * end_reason: user, admin, expired, evicted, password_changed, signed_out). is_this_device
+ * marks the session of the JWT making the request; user_email and user_full_name are for admins.
  */
-export interface DeviceSession extends UserSession {
-  /** Why an ended session ended (user, admin, expired, evicted, password_changed, signed_out). */
-  end_reason: string | null;
-  /** The session of the JWT making the request: this browser. */
-  is_this_device: boolean;
-  user_email: string | null;
-  user_full_name: string | null;
-}
+export type DeviceSession = UserSession;
 
-export interface SessionStatus {
-  is_current: boolean;
-  end_reason: string | null;
-}
+export type SessionStatus = Pick<UserSession, "is_current" | "end_reason">;
 
 /**
  * Names this browser's session (the spec's POST on login). The server knows the session from
@@ -35,7 +27,7 @@ export async function heartbeat(sessionId: string): Promise<void> {
 
 /** Whether this device's session is still current, and why not; null when it cannot be told. */
 export async function sessionStatus(sessionId: string): Promise<SessionStatus | null> {
-  const { data, error } = await supabase().from("user_sessions").select("is_current, end_reason").eq("id", sessionId).maybeSingle<SessionStatus>();
+  const { data, error } = await supabase().from("user_sessions").select("is_current, end_reason").eq("id", sessionId).maybeSingle();
   if (error) return null;
   return data ?? { is_current: false, end_reason: null };
 }
@@ -47,15 +39,14 @@ export async function listMySessions(userId: string): Promise<DeviceSession[]> {
     .select("*")
     .eq("user_id", userId)
     .eq("is_current", true)
-    .order("last_active", { ascending: false })
-    .returns<DeviceSession[]>();
+    .order("last_active", { ascending: false });
   if (error) throw error;
   return data ?? [];
 }
 
 /** Every connected device (admins), with the user's e-mail and full name. */
 export async function listAllSessions(): Promise<DeviceSession[]> {
-  const { data, error } = await supabase().from("user_sessions").select("*").eq("is_current", true).order("last_active", { ascending: false }).returns<DeviceSession[]>();
+  const { data, error } = await supabase().from("user_sessions").select("*").eq("is_current", true).order("last_active", { ascending: false });
   if (error) throw new Error(error.message || "Impossible de charger les sessions.");
   return data ?? [];
 }
