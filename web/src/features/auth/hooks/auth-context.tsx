@@ -1,4 +1,5 @@
 import * as React from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import type { Session, User } from "@supabase/supabase-js";
 import { fetchProfile, getSession, onAuthChange, signOut as apiSignOut } from "@/features/auth/api/auth";
@@ -29,6 +30,15 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
   const userId = session?.user.id ?? null;
   // Set while this page signs itself out, to tell that from a session ended elsewhere.
   const signingOut = React.useRef(false);
+  const queryClient = useQueryClient();
+  const cachedFor = React.useRef<string | null>(null);
+
+  // The server state cached for one user never shows to the next: cleared on sign-out and
+  // on a switch of account.
+  React.useEffect(() => {
+    if (cachedFor.current !== null && cachedFor.current !== userId) queryClient.clear();
+    cachedFor.current = userId;
+  }, [queryClient, userId]);
 
   React.useEffect(() => {
     let alive = true;
