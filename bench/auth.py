@@ -21,7 +21,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests import harness  # noqa: E402
+from tests import harness
 
 PASSWORD = "bench-password"
 USERS = 16

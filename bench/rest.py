@@ -209,7 +209,7 @@ def main() -> None:
                 single = sorted(gets, key=lambda r: r["rps"])[len(gets) // 2]
                 ratio = single["rps"] / tps
                 print(f"\n{workers} worker(s):")
-                rounds = "; ".join(f"{t:.0f} tps / {g['rps']:.0f} req/s" for t, g in zip(plain, gets))
+                rounds = "; ".join(f"{t:.0f} tps / {g['rps']:.0f} req/s" for t, g in zip(plain, gets, strict=False))
                 print(f"  pgbench, same transaction: {tps:8.0f} tps ({tps_pipe:.0f} tps pipelined)")
                 print(f"  rounds (pgbench / GET), medians used: {rounds}")
                 print(f"  GET single row      {single['rps']:8.0f} req/s  p95 {single['p95_ms']:5.1f} ms   "

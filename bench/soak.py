@@ -29,7 +29,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests import harness  # noqa: E402
+from tests import harness
 
 LEARNER = {"email": "eleve@example.com", "password": "eleve-demo-123"}
 TIMEOUT = 10.0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests import harness  # noqa: E402
+from tests import harness
 
 
 def timed_start(data_dir: Path) -> tuple[float, float]:

@@ -21,14 +21,14 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests import harness  # noqa: E402
+from tests import harness
 
 MB = 1024 * 1024
 CHUNK = MB

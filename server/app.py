@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any
+from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -80,7 +81,7 @@ async def shut_down_services(ctx: AppContext) -> None:
         for hook in reversed(ctx.on_shutdown):
             try:
                 await hook()
-            except Exception:  # noqa: BLE001 - one failed hook must not skip the others
+            except Exception:
                 log.warning("shutdown hook %s failed", getattr(hook, "__qualname__", hook), exc_info=True)
 
     task = asyncio.create_task(run_hooks())
@@ -104,7 +105,7 @@ def create_app(settings: Settings) -> Starlette:
             try:
                 async with ctx.admin_pool.connection() as conn:
                     await conn.execute("select 1")
-            except Exception as exc:  # noqa: BLE001 - health answers, whatever happened
+            except Exception as exc:
                 if not is_unavailable(exc):
                     raise
                 database = {"status": "down", "since_seconds": 0.0}

@@ -169,7 +169,7 @@ class Settings:
     def uses_demo_secret(self) -> bool:
         return self.jwt_secret == DEMO_JWT_SECRET
 
-    def with_overrides(self, **overrides: object) -> "Settings":
+    def with_overrides(self, **overrides: object) -> Settings:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 

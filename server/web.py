@@ -5,7 +5,6 @@ The API URL and anon key reach the app at run time through /config.js, not baked
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request

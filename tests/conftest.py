@@ -3,7 +3,7 @@ this module's own), `settings`, and `live_server` (a running supalite on that da
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 

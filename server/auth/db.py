@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Awaitable, Callable, TypeVar
+from typing import TypeVar
+from collections.abc import Awaitable, Callable
 
 import psycopg
 from psycopg import AsyncConnection

@@ -14,7 +14,8 @@ import hashlib
 import hmac
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import jwt as pyjwt
 

@@ -16,6 +16,7 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.tokens import issue_session
 from server.auth.users import confirm_email, insert_user, user_by_email, user_by_id, user_json
+from datetime import UTC
 
 SAVE_ERROR = "Database error saving new user"
 
@@ -96,9 +97,9 @@ async def save_one_time_token(conn: AsyncConnection, user_id: Any, token_type: s
 def _obfuscated(existing: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
     """GoTrue's sanitizeUser: a repeated sign-up must not reveal that the email is taken."""
     import uuid
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     fake = {**existing, "id": uuid.uuid4(), "role": "", "email_change": "", "created_at": now, "updated_at": now,
             "confirmation_sent_at": now, "last_sign_in_at": None, "confirmed_at": None, "email_change_sent_at": None,
             "email_confirmed_at": None, "phone_confirmed_at": None, "identities": [], "raw_user_meta_data": data,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Mapping
+from typing import Any
+from collections.abc import AsyncIterator, Mapping
 
 import orjson
 from psycopg import AsyncConnection
@@ -51,7 +52,6 @@ class RequestContext:
 @asynccontextmanager
 async def request_transaction(pool: AsyncConnectionPool, ctx: RequestContext) -> AsyncIterator[AsyncConnection]:
     """Borrow a connection, begin, set role and claims; commit on success, roll back on error."""
-    async with pool.connection() as conn:
-        async with conn.transaction():
-            await conn.execute(SET_CONTEXT_SQL, ctx.params())
-            yield conn
+    async with pool.connection() as conn, conn.transaction():
+        await conn.execute(SET_CONTEXT_SQL, ctx.params())
+        yield conn

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo

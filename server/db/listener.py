@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 import psycopg
 from psycopg import sql
@@ -49,7 +49,7 @@ async def listen_forever(conninfo: str, channels: Iterable[str], *, name: str,
                     await _call(on_notify, notify)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - a listener must survive anything
+        except Exception as exc:
             log.warning("%s: connection lost (%s); reconnecting", name, exc)
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)

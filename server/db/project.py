@@ -74,4 +74,4 @@ def apply_policies_now(settings: Settings, owner_url: str) -> None:
         apply_policies(conn, settings.project_dir / "policies", force=True)
 
 
-__all__ = ["migrate", "apply_app_settings", "apply_policies_now", "run_alembic", "ConfigError"]
+__all__ = ["ConfigError", "apply_app_settings", "apply_policies_now", "migrate", "run_alembic"]

@@ -10,4 +10,4 @@ from server.policycheck.matrix import Matrix, MatrixError, load_matrix
 from server.policycheck.report import render
 from server.policycheck.runner import CellResult, run_check, run_matrix
 
-__all__ = ["Matrix", "MatrixError", "load_matrix", "render", "CellResult", "run_check", "run_matrix"]
+__all__ = ["CellResult", "Matrix", "MatrixError", "load_matrix", "render", "run_check", "run_matrix"]

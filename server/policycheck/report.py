@@ -18,7 +18,7 @@ def _show(value: object) -> str:
     return str(value)
 
 
-def render(matrix: "Matrix", results: list["CellResult"]) -> str:
+def render(matrix: Matrix, results: list[CellResult]) -> str:
     personas = [p.name for p in matrix.personas]
     by_cell = {(r.check.target, r.check.operation, r.persona): r for r in results}
     rows: list[list[str]] = []

@@ -53,7 +53,7 @@ async def _send(hub: Hub, claims: dict[str, Any], topic: str, event: str, messag
     await hub.broadcast(topic, private, message)
 
 
-def broadcast_batch(hub: Hub):  # noqa: ANN201 - a Starlette endpoint
+def broadcast_batch(hub: Hub):
     async def endpoint(request: Request) -> Response:
         claims = _claims(hub, request)
         if isinstance(claims, JSONResponse):
@@ -75,7 +75,7 @@ def broadcast_batch(hub: Hub):  # noqa: ANN201 - a Starlette endpoint
     return endpoint
 
 
-def broadcast_single(hub: Hub):  # noqa: ANN201 - a Starlette endpoint
+def broadcast_single(hub: Hub):
     async def endpoint(request: Request) -> Response:
         claims = _claims(hub, request)
         if isinstance(claims, JSONResponse):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import jwt as pyjwt
 import orjson
@@ -70,33 +71,31 @@ async def read_policies(pool: AsyncConnectionPool, topic: str, claims: Mapping[s
                         headers: Mapping[str, str] | None = None) -> Policies:
     """As Realtime does: insert a broadcast and a presence message for the topic, see which
     of them the caller may SELECT, roll back."""
-    async with pool.connection() as conn:
-        async with conn.transaction(force_rollback=True):
-            cur = await conn.execute(
-                "insert into realtime.messages (topic, extension) values (%s, 'broadcast'), (%s, 'presence')"
-                " returning id, extension", [topic, topic])
-            ids = [row[0] for row in await cur.fetchall()]
-            await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
-            try:
-                async with conn.transaction():
-                    cur = await conn.execute(
-                        "select extension from realtime.messages where topic = %s and id = any(%s)", [topic, ids])
-                    readable = {row[0] for row in await cur.fetchall()}
-            except psycopg.Error:
-                readable = set()  # a failing policy grants nothing
+    async with pool.connection() as conn, conn.transaction(force_rollback=True):
+        cur = await conn.execute(
+            "insert into realtime.messages (topic, extension) values (%s, 'broadcast'), (%s, 'presence')"
+            " returning id, extension", [topic, topic])
+        ids = [row[0] for row in await cur.fetchall()]
+        await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
+        try:
+            async with conn.transaction():
+                cur = await conn.execute(
+                    "select extension from realtime.messages where topic = %s and id = any(%s)", [topic, ids])
+                readable = {row[0] for row in await cur.fetchall()}
+        except psycopg.Error:
+            readable = set()  # a failing policy grants nothing
     return Policies(broadcast_read="broadcast" in readable, presence_read="presence" in readable)
 
 
 async def can_write(pool: AsyncConnectionPool, topic: str, claims: Mapping[str, Any], extension: str,
                     headers: Mapping[str, str] | None = None) -> bool:
     """Whether the caller may INSERT a message of `extension` on the topic (then rolled back)."""
-    async with pool.connection() as conn:
-        async with conn.transaction(force_rollback=True):
-            await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
-            try:
-                async with conn.transaction():
-                    await conn.execute(
-                        "insert into realtime.messages (topic, extension) values (%s, %s)", [topic, extension])
-                return True
-            except psycopg.Error:
-                return False
+    async with pool.connection() as conn, conn.transaction(force_rollback=True):
+        await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
+        try:
+            async with conn.transaction():
+                await conn.execute(
+                    "insert into realtime.messages (topic, extension) values (%s, %s)", [topic, extension])
+            return True
+        except psycopg.Error:
+            return False

@@ -121,7 +121,7 @@ class ChangeFeed:
                     pass
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - keep reading after a failure
+            except Exception as exc:
                 log.warning("realtime: reading changes failed (%s); retrying", exc)
                 await asyncio.sleep(0.5)
 

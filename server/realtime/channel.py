@@ -70,11 +70,11 @@ class Channel:
         self.closed = False
 
     @property
-    def hub(self):  # noqa: ANN201 - Hub, imported lazily to avoid a cycle
+    def hub(self):
         return self.socket.hub
 
     @property
-    def pool(self):  # noqa: ANN201
+    def pool(self):
         return self.hub.ctx.admin_pool
 
     # -- join --------------------------------------------------------------------------

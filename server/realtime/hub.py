@@ -54,6 +54,8 @@ class Hub:
         self.by_entity: dict[int, set[int]] = defaultdict(set)
         self.feed = ChangeFeed(self)
         self._tasks: list[asyncio.Task[None]] = []
+        # Deliveries in flight, held so the loop does not collect them before they finish.
+        self._deliveries: set[asyncio.Task[None]] = set()
         self.listening = asyncio.Event()
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -67,7 +69,7 @@ class Hub:
             log.warning("realtime: listener not connected yet")
 
     async def stop(self) -> None:
-        await cancel_all(self._tasks)
+        await cancel_all([*self._tasks, *self._deliveries])
         try:
             async with self.ctx.admin_pool.connection() as conn:
                 await conn.execute("delete from realtime.subscription where node = %s", [self.node])
@@ -218,7 +220,9 @@ class Hub:
         elif kind == "p":
             self.deliver_presence_diff(body["t"], bool(body["p"]), body["d"])
         elif kind == "m":
-            asyncio.create_task(self._deliver_stored(str(body.get("id"))))
+            task = asyncio.create_task(self._deliver_stored(str(body.get("id"))))
+            self._deliveries.add(task)
+            task.add_done_callback(self._deliveries.discard)
 
     async def _deliver_stored(self, message_id: str) -> None:
         """A broadcast stored in realtime.messages (realtime.send, or too large for NOTIFY)."""

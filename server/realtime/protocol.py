@@ -37,7 +37,7 @@ class UserBroadcast:
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_json(cls, event: str, payload: Any) -> "UserBroadcast":
+    def from_json(cls, event: str, payload: Any) -> UserBroadcast:
         return cls(event, orjson.dumps(payload), True)
 
     def json_message(self) -> dict[str, Any] | None:

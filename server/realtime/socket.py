@@ -137,7 +137,7 @@ class RealtimeSocket:
             await channel.close()
             self.reply(msg, "error", {"reason": exc.reason})
             return
-        except Exception:  # noqa: BLE001 - Realtime answers any failure with this reason
+        except Exception:
             log.exception("realtime: join failed")
             await channel.close()
             self.reply(msg, "error", {"reason": "UnknownErrorOnChannel: Unknown Error on Channel"})

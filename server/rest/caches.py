@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any
+from collections.abc import Callable, Hashable, Mapping
 
 import orjson
 

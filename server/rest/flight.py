@@ -17,7 +17,8 @@ import re
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import psycopg
 from psycopg import AsyncConnection, pq
@@ -251,4 +252,4 @@ def row(result: pq.abc.PGresult) -> tuple[bytes | None, ...] | None:
     return tuple(result.get_value(0, c) for c in range(result.nfields))
 
 
-__all__ = ["Statement", "Step", "to_statement", "encode", "run", "row", "PREPARED"]
+__all__ = ["PREPARED", "Statement", "Step", "encode", "row", "run", "to_statement"]

@@ -19,7 +19,7 @@ class ReadNode:
     alias: str  # SQL alias of the relation in the query
     key: str  # output key in the parent's JSON (embed alias or name)
     columns: list[ColumnItem] = field(default_factory=list)
-    children: list["ReadNode"] = field(default_factory=list)
+    children: list[ReadNode] = field(default_factory=list)
     filters: list[Filter] = field(default_factory=list)
     logic: list[Logic] = field(default_factory=list)
     order: list[OrderTerm] = field(default_factory=list)

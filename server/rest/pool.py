@@ -33,7 +33,7 @@ log = logging.getLogger("supalite.rest")
 class Watched:
     """A connection whose socket the loop watches permanently; flights wait through it."""
 
-    __slots__ = ("conn", "fd", "loop", "waiter", "broken")
+    __slots__ = ("broken", "conn", "fd", "loop", "waiter")
 
     def __init__(self, conn: AsyncConnection, loop: asyncio.AbstractEventLoop) -> None:
         self.conn = conn
@@ -143,7 +143,7 @@ class RestPool:
         self._waiting.append(fut)
         try:
             item = await asyncio.wait_for(fut, self.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             if not (fut.done() and not fut.cancelled()):
                 raise PoolTimeout(f"no REST connection free after {self.timeout} s") from None
             item = fut.result()  # handed over just as the time ran out

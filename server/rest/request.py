@@ -12,7 +12,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
@@ -75,10 +75,10 @@ class EmbedItem:
     hint: str | None = None
     join: str | None = None  # "inner" | "left" | None
     spread: bool = False
-    items: list["SelectItem"] = field(default_factory=list)
+    items: list[SelectItem] = field(default_factory=list)
 
 
-SelectItem = Union[ColumnItem, EmbedItem]
+SelectItem = ColumnItem | EmbedItem
 
 
 @dataclass
@@ -95,7 +95,7 @@ class Filter:
 class Logic:
     op: str  # "and" | "or"
     negate: bool
-    children: list[Union["Logic", Filter]]
+    children: list[Logic | Filter]
 
 
 @dataclass
@@ -657,7 +657,7 @@ def parse_json_body(body: bytes) -> Any:
     try:
         return orjson.loads(body) if body.strip() else None
     except orjson.JSONDecodeError as exc:
-        raise errors.invalid_body(f"Empty or invalid json") from exc
+        raise errors.invalid_body("Empty or invalid json") from exc
 
 
 def parse_csv_body(body: bytes) -> list[dict[str, Any]]:
@@ -677,7 +677,7 @@ def parse_csv_body(body: bytes) -> list[dict[str, Any]]:
     for row in rows[1:]:
         if len(row) != len(header):
             raise errors.invalid_body("All lines must have same number of fields")
-        out.append({h: (None if v == "NULL" else v) for h, v in zip(header, row)})
+        out.append({h: (None if v == "NULL" else v) for h, v in zip(header, row, strict=False)})
     return out
 
 

@@ -8,7 +8,8 @@ this is the hottest path of the server.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Sequence
 from urllib.parse import unquote
 
 import orjson
@@ -26,7 +27,7 @@ from server.rest.pool import RestPool
 from server.rest.caches import (ANONYMOUS, NO_BODY, CachedCall, CachedRead, CallCache, PlanCache, TokenCache,
                                 VerifiedToken, call_key, read_key)
 from server.rest import sql as q
-from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, Field, MediaType, parse_accept, parse_prefer,
+from server.rest.request import (MAX_BIGINT, ColumnItem, Field, MediaType, parse_accept, parse_prefer,
                                  parse_query, parse_range)
 from server.rest.response import CORS_HEADERS, content_range, guc_overrides, range_status, shape_body
 from server.rest.schema_cache import SchemaCache, SchemaCacheHolder, Table
@@ -56,7 +57,7 @@ CONTEXT = flight.to_statement(CONTEXT_SQL, prepare=True)
 class Answer:
     """A finished response: status, headers, body bytes."""
 
-    __slots__ = ("status", "headers", "body")
+    __slots__ = ("body", "headers", "status")
 
     def __init__(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
         self.status = status
@@ -65,7 +66,7 @@ class Answer:
 
 
 class RestService:
-    def __init__(self, ctx: "AppContext") -> None:
+    def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
         self.settings = ctx.settings
         self.schemas = ctx.settings.db_schemas
@@ -442,10 +443,7 @@ class RestService:
             args = {k: (v[0] if len(v) == 1 else v) for k, v in qp.rpc_args.items()}
         else:
             payload, shape = await parse_body(headers, body) if body.strip() else ({}, None)
-            if isinstance(payload, list) and qp.columns is None:
-                args = {}
-                single_json = body.decode("utf-8", "replace")
-            elif not isinstance(payload, dict):
+            if (isinstance(payload, list) and qp.columns is None) or not isinstance(payload, dict):
                 args = {}
                 single_json = body.decode("utf-8", "replace")
             else:
@@ -558,7 +556,7 @@ class RestService:
         else:
             out = body_text.encode() if media.kind != "csv" else shape_body(body_text, media, page_total)
         status = range_status(page_offset, page_total, total) if fn.returns_set else 200
-        answer = Answer(status, out, {"content-type": media.content_type if media.kind != "json" or not media.nulls_stripped else media.content_type,
+        answer = Answer(status, out, {"content-type": media.content_type,
                                       "content-range": content_range(page_offset, page_total, total) if fn.returns_set else f"0-{max(page_total - 1, 0)}/*"})
         return self._finish(answer, h_guc, s_guc, applied)
 
@@ -635,10 +633,7 @@ class RestService:
                 await conn.rollback()
         except psycopg.errors.Error as exc:
             raise errors.from_pg_error(exc, ctx.role != "anon") from None
-        if fmt == "JSON":
-            out = orjson.dumps(rows[0][0])
-        else:
-            out = "\n".join(r[0] for r in rows).encode()
+        out = orjson.dumps(rows[0][0]) if fmt == "JSON" else "\n".join(r[0] for r in rows).encode()
         return Answer(200, out, {"content-type": media.content_type})
 
 
@@ -659,5 +654,5 @@ def _quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def build(ctx: "AppContext") -> RestService:
+def build(ctx: AppContext) -> RestService:
     return RestService(ctx)

@@ -11,7 +11,8 @@ import asyncio
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import psycopg
 from psycopg.rows import dict_row
@@ -320,7 +321,7 @@ def build(table_rows: list[dict], column_rows: list[dict], key_rows: list[dict],
         for toid, tcols in variants(oid, cols):
             for ftoid, ftcols in variants(foid, fcols):
                 t, ft = by_oid[toid], by_oid[ftoid]
-                pairs = list(zip(tcols, ftcols))
+                pairs = list(zip(tcols, ftcols, strict=False))
                 self_rel = toid == ftoid
                 add(Relationship(t.qi, ft.qi, "o2o" if one_to_one else "m2o", name, pairs, is_self=self_rel))
                 add(Relationship(ft.qi, t.qi, "o2o" if one_to_one else "o2m", name, [(b, a) for a, b in pairs], is_self=self_rel))
@@ -339,7 +340,7 @@ def build(table_rows: list[dict], column_rows: list[dict], key_rows: list[dict],
                 for s_oid, s_cols in variants(f1, fc1):
                     for t_oid, t_cols in variants(f2, fc2):
                         st, tt = by_oid[s_oid], by_oid[t_oid]
-                        junction = Junction(jt.qi, n1, n2, list(zip(s_cols, c1)), list(zip(c2, t_cols)))
+                        junction = Junction(jt.qi, n1, n2, list(zip(s_cols, c1, strict=False)), list(zip(c2, t_cols, strict=False)))
                         add(Relationship(st.qi, tt.qi, "m2m", n1, [], junction, is_self=s_oid == t_oid))
 
     for r in function_rows:
@@ -367,11 +368,10 @@ class SchemaCacheHolder:
         self.on_reload: list[Callable[[SchemaCache], None]] = []
 
     async def reload(self) -> SchemaCache:
-        async with self._reloading:
-            async with await psycopg.AsyncConnection.connect(
-                    self.conninfo, autocommit=True, connect_timeout=health.CONNECT_TIMEOUT) as conn:
-                self.cache = await load(conn, self.schemas)
-                await role_settings.load(conn)  # `notify pgrst` also picks up ALTER ROLE ... SET
+        async with self._reloading, await psycopg.AsyncConnection.connect(
+                self.conninfo, autocommit=True, connect_timeout=health.CONNECT_TIMEOUT) as conn:
+            self.cache = await load(conn, self.schemas)
+            await role_settings.load(conn)  # `notify pgrst` also picks up ALTER ROLE ... SET
         for cb in self.on_reload:
             cb(self.cache)
         return self.cache

@@ -231,7 +231,7 @@ def child_query(node: ReadNode, parent_alias: str, params: Params) -> sql.Compos
     items, group = select_list(node, params)
     extra_from, join_cond = _join_condition(node, parent_alias)
     joins = laterals(node, params)
-    where = [join_cond] + node_where(node, params)
+    where = [join_cond, *node_where(node, params)]
     return SQL("SELECT {items} FROM {tbl} AS {alias}{extra}{joins} WHERE {where}{tail}").format(
         items=SQL(", ").join(items), tbl=SQL("{}.{}").format(Id(node.table.schema), Id(node.table.name)),
         alias=Id(node.alias), extra=extra_from, joins=sql.Composed(joins), where=SQL(" AND ").join(where),

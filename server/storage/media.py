@@ -11,9 +11,10 @@ affected by either header."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from email.utils import format_datetime, parsedate_to_datetime
-from typing import Any, AsyncIterator, Mapping
+from typing import Any
+from collections.abc import AsyncIterator, Mapping
 from urllib.parse import quote
 
 from starlette.responses import Response, StreamingResponse
@@ -27,10 +28,10 @@ SANDBOX = "sandbox; default-src 'none'"
 
 
 def http_date(moment: datetime) -> str:
-    return format_datetime(moment.astimezone(timezone.utc), usegmt=True)
+    return format_datetime(moment.astimezone(UTC), usegmt=True)
 
 
-def parse_range(header: str | None, size: int) -> tuple[int, int] | None | str:
+def parse_range(header: str | None, size: int) -> tuple[int, int] | str | None:
     """(start, end) inclusive; None to serve everything; "unsatisfiable"."""
     if not header:
         return None
@@ -93,7 +94,7 @@ def content_headers(mime: str | None, download: str | None) -> dict[str, str]:
 def expires_header(timestamp: int) -> str:
     """An HTTP date for a token's expiry, capped at the last one HTTP dates can express."""
     try:
-        return http_date(datetime.fromtimestamp(timestamp, tz=timezone.utc))
+        return http_date(datetime.fromtimestamp(timestamp, tz=UTC))
     except (OverflowError, OSError, ValueError):
         return "Fri, 31 Dec 9999 23:59:59 GMT"
 
@@ -122,7 +123,7 @@ async def object_response(backend: Backend, key: str, row: Mapping[str, Any], re
     metadata = row.get("metadata") or {}
     size = int(metadata.get("size") or metadata.get("contentLength") or 0)
     etag = metadata.get("eTag") or ""
-    modified: datetime = row.get("updated_at") or datetime.now(timezone.utc)
+    modified: datetime = row.get("updated_at") or datetime.now(UTC)
     headers = {
         "Accept-Ranges": "bytes",
         "ETag": etag,

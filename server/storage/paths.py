@@ -29,11 +29,7 @@ def is_valid_object_name(name: str) -> bool:
         return False
     if name.startswith("/") or "\\" in name:
         return False
-    for segment in name.split("/"):
-        if segment in ("", ".", "..") or len(segment.encode()) > MAX_SEGMENT_BYTES:
-            # A trailing '/' (an empty last segment) names a folder, not an object.
-            return False
-    return True
+    return all(not (segment in ("", ".", "..") or len(segment.encode()) > MAX_SEGMENT_BYTES) for segment in name.split("/"))
 
 
 def validate_object_name(name: object) -> str:

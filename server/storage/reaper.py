@@ -69,7 +69,7 @@ class Reaper:
                 await self.sweep()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - the next wake-up retries
+            except Exception as exc:
                 log.warning("storage reaper: sweep failed (%s)", exc)
 
     async def sweep(self) -> int:
@@ -83,26 +83,25 @@ class Reaper:
 
     async def _sweep_batch(self) -> tuple[int, int, int]:
         deleted = failed = 0
-        async with self.ctx.admin_pool.connection() as conn:
-            async with conn.transaction():
-                rows = await (await conn.execute(_CLAIM, [BATCH])).fetchall()
-                for bucket_id, name, version, attempts, live in rows:
-                    if live or not version:
-                        continue  # still referenced, or a row the service never stored bytes for
-                    if await self._delete(backend_key(bucket_id, name, version)):
-                        deleted += 1
-                        continue
-                    failed += 1
-                    if attempts + 1 < MAX_ATTEMPTS:
-                        await conn.execute(_REQUEUE, [bucket_id, name, version, attempts + 1])
-                    else:
-                        log.error("storage reaper: giving up on %s/%s (version %s)", bucket_id, name, version)
+        async with self.ctx.admin_pool.connection() as conn, conn.transaction():
+            rows = await (await conn.execute(_CLAIM, [BATCH])).fetchall()
+            for bucket_id, name, version, attempts, live in rows:
+                if live or not version:
+                    continue  # still referenced, or a row the service never stored bytes for
+                if await self._delete(backend_key(bucket_id, name, version)):
+                    deleted += 1
+                    continue
+                failed += 1
+                if attempts + 1 < MAX_ATTEMPTS:
+                    await conn.execute(_REQUEUE, [bucket_id, name, version, attempts + 1])
+                else:
+                    log.error("storage reaper: giving up on %s/%s (version %s)", bucket_id, name, version)
         return len(rows), deleted, failed
 
     async def _delete(self, key: str) -> bool:
         try:
             await self.backend.delete(key)
             return True
-        except Exception as exc:  # noqa: BLE001 - requeued; one bad key never blocks the others
+        except Exception as exc:
             log.warning("storage reaper: cannot delete %s (%s)", key, exc)
             return False

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable
+from typing import Any
+from collections.abc import Awaitable, Callable
 
 import orjson
 from starlette.applications import Starlette

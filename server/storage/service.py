@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import uuid
 from contextlib import asynccontextmanager
-from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Awaitable, Callable
+from datetime import datetime, UTC
+from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio
 import psycopg
@@ -35,7 +36,7 @@ OpenBody = Callable[[], Awaitable[UploadBody]]
 def object_metadata(size: int, etag: str, mimetype: str, cache_control: str, modified: datetime) -> dict[str, Any]:
     """The `metadata` column, with storage-api's keys."""
     return {"eTag": etag, "size": size, "mimetype": mimetype, "cacheControl": cache_control,
-            "lastModified": modified.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"),
+            "lastModified": modified.astimezone(UTC).isoformat().replace("+00:00", "Z"),
             "contentLength": size, "httpStatusCode": 200}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 

@@ -14,7 +14,8 @@ import binascii
 import re
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import Any
+from collections.abc import AsyncIterator
 
 import orjson
 from python_multipart.multipart import MultipartParser, parse_options_header

@@ -142,7 +142,7 @@ def render(doc: Doc, width: int = WIDTH) -> str:
         elif isinstance(doc, Indent):
             cmds.append((ind + doc.spaces, mode, doc.contents))
         elif isinstance(doc, Group):
-            if mode == FLAT and not doc.hard or not doc.hard and _fits((ind, FLAT, doc.contents), cmds, width - pos):
+            if (mode == FLAT and not doc.hard) or (not doc.hard and _fits((ind, FLAT, doc.contents), cmds, width - pos)):
                 cmds.append((ind, FLAT, doc.contents))
             else:
                 cmds.append((ind, BREAK, doc.contents))

@@ -309,7 +309,7 @@ def _function(row: dict[str, Any]) -> Function:
     args = []
     # Defaults are counted over the input arguments but matched by position over all of
     # them, as postgres-meta does (an OUT argument before a defaulted one shifts them).
-    for i, (mode, name, type_id) in enumerate(zip(row["arg_modes"], row["arg_names"], row["arg_types"])):
+    for i, (mode, name, type_id) in enumerate(zip(row["arg_modes"], row["arg_names"], row["arg_types"], strict=False)):
         has_default = nargs - ndefaults <= i < nargs
         args.append(Arg(_MODES.get(mode, "table"), name or "", type_id, has_default))
     return Function(
@@ -398,7 +398,7 @@ def _combinations(columns: list[tuple[str, list[str]]]) -> list[list[str]]:
     """Every choice of one view column per key column (a view may show a column twice)."""
     out: list[list[str]] = [[]]
     for _, choices in columns:
-        out = [combo + [choice] for combo in out for choice in choices]
+        out = [[*combo, choice] for combo in out for choice in choices]
     return out
 
 

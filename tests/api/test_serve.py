@@ -6,7 +6,6 @@ import os
 import signal
 import socket
 import subprocess
-import time
 
 import httpx
 import psutil
@@ -92,7 +91,7 @@ def test_stopping_the_server_leaves_no_postgres(sig: signal.Signals) -> None:
     assert postmasters, "embedded postgres should run as a child of the server"
     server.process.send_signal(sig)
     server.process.wait(30)
-    gone, alive = psutil.wait_procs(postmasters, timeout=20)
+    _gone, alive = psutil.wait_procs(postmasters, timeout=20)
     assert not alive, f"postgres still running after {sig.name}"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 import psycopg
 import pytest

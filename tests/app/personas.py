@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import uuid
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import orjson
 import psycopg

@@ -4,7 +4,7 @@ the caller is the owner account, and the school's contact details."""
 from __future__ import annotations
 
 import uuid
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import psycopg

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import psycopg
 import pytest
 
 from tests.app.personas import create_user, owner, query
 
-START = datetime(2025, 1, 10, 12, 0, tzinfo=timezone.utc)
+START = datetime(2025, 1, 10, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_without_active_schedule_course_access_opens_every_lesson(conn, course):
 
 
 def test_no_course_access_no_scheduled_lessons(conn, world, course):
-    cid, lessons, _ = course
+    cid, _lessons, _ = course
     schedule(conn, cid, 1, 1, 0)
     assert unlocked(conn, world.learner, cid, START + timedelta(days=100)) == []
 
@@ -100,7 +100,7 @@ def test_admins_get_everything(conn, world, course):
 
 
 def test_nobody_asks_about_someone_else(conn, world, course):
-    cid, lessons, learner = course
+    cid, _lessons, learner = course
     schedule(conn, cid, 1, 1, 0)
     assert query(conn, world.member, "select id from public.get_user_unlocked_content(%s, %s)", [learner, cid]) == []
 

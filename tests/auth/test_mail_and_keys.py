@@ -4,7 +4,7 @@ mails in the dev inbox, links that verify and redirect, and the published JWKS."
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import httpx

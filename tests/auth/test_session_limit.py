@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import psycopg

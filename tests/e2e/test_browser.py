@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import psycopg
 import pytest

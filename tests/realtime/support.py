@@ -37,7 +37,7 @@ class PhoenixClient:
         self.ref = 0
 
     @classmethod
-    async def connect(cls, base_url: str, apikey: str) -> "PhoenixClient":
+    async def connect(cls, base_url: str, apikey: str) -> PhoenixClient:
         ws = await websockets.connect(base_url.replace("http", "ws", 1) + f"/realtime/v1/websocket?apikey={apikey}&vsn=2.0.0")
         return cls(ws)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import psycopg

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import psutil
@@ -74,7 +74,7 @@ def database() -> Iterator[Database]:
     yield db
     try:
         db.thaw()
-    except Exception:  # noqa: BLE001 - already stopped
+    except Exception:
         pass
     db.stop()
 

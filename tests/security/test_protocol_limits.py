@@ -36,7 +36,7 @@ def send_raw(server: harness.LiveServer, head: bytes, total: int, chunk: bytes) 
                 if not data:
                     break
                 answer += data
-        except (ConnectionResetError, socket.timeout):
+        except (TimeoutError, ConnectionResetError):
             pass
         return answer
 

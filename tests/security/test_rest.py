@@ -13,7 +13,8 @@ import socket
 import threading
 import time
 import uuid
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterable, Iterator
 
 import httpx
 import psycopg
@@ -76,7 +77,7 @@ def count_courses(db: psycopg.Connection) -> int:
 
 # -- raw HTTP, for bodies a client library would not send --------------------------------
 
-def exchange(server: harness.LiveServer, head: bytes, body_chunks: Iterator[bytes] = iter(())) -> bytes:
+def exchange(server: harness.LiveServer, head: bytes, body_chunks: Iterable[bytes] = ()) -> bytes:
     """Send `head`, then the body chunks while another thread collects the answer; return
     the first complete response (the server does not wait for a refused body to end)."""
     port = int(server.url.rsplit(":", 1)[1])

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from server.db.embedded import free_port
-from tests import harness
 
 
 @pytest.fixture(scope="module")

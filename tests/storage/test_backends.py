@@ -7,7 +7,7 @@ import hashlib
 import shutil
 import uuid
 from pathlib import Path
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import anyio
 import httpx

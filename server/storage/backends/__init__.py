@@ -17,4 +17,4 @@ def make_backend(settings: Settings) -> Backend:
     return FileBackend(settings.data_dir / "storage")
 
 
-__all__ = ["Backend", "BackendMissing", "ObjectHead", "TooLarge", "FileBackend", "make_backend"]
+__all__ = ["Backend", "BackendMissing", "FileBackend", "ObjectHead", "TooLarge", "make_backend"]

@@ -17,9 +17,10 @@ import os
 import re
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import AsyncIterator, BinaryIO, Callable, TypeVar
+from typing import BinaryIO, TypeVar
+from collections.abc import AsyncIterator, Callable
 
 import anyio
 
@@ -234,10 +235,10 @@ def _remove_if_abandoned(path: Path, started_at: float) -> bool:
         os.close(fd)
 
 
-def _write_block(handle: BinaryIO, digest: "hashlib._Hash", block: bytes) -> None:
+def _write_block(handle: BinaryIO, digest: hashlib._Hash, block: bytes) -> None:
     digest.update(block)
     handle.write(block)
 
 
 def _mtime(path: Path) -> datetime:
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import anyio
 

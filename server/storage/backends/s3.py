@@ -4,8 +4,9 @@ as multipart parts of PART_SIZE, so memory stays flat whatever the object's size
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Any, AsyncIterator
+from datetime import datetime, UTC
+from typing import Any
+from collections.abc import AsyncIterator
 from urllib.parse import urlparse
 
 import anyio
@@ -115,7 +116,7 @@ class S3Backend:
             stat = await anyio.to_thread.run_sync(lambda: self.client.stat_object(self.bucket, key))
         except S3Error as exc:
             raise _missing(exc, key) from None
-        modified = stat.last_modified or datetime.now(timezone.utc)
+        modified = stat.last_modified or datetime.now(UTC)
         return ObjectHead(stat.size or 0, f'"{(stat.etag or "").strip(chr(34))}"', modified)
 
     async def copy(self, source: str, destination: str) -> ObjectHead:

@@ -1,7 +1,7 @@
+from alembic import op
+
 revision = "0001"
 down_revision = None
-
-from alembic import op
 
 
 def upgrade() -> None:
