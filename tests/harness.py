@@ -3,6 +3,7 @@ and live servers (`supalite serve` subprocesses on free ports)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -13,7 +14,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import psycopg
@@ -183,3 +184,12 @@ def process_tree_rss(pid: int) -> int:
         except psutil.NoSuchProcess:
             pass
     return total
+
+
+async def until(condition: Callable[[], bool], timeout: float = 10.0, what: str = "the condition") -> None:
+    """Poll `condition` on the event loop until it holds; fail after `timeout` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"{what} did not hold within {timeout} s")
+        await asyncio.sleep(0.01)

@@ -7,6 +7,7 @@ import asyncio
 import psycopg
 
 from server.db.listener import cancel_all, listen_forever
+from tests.harness import until
 
 
 def test_listener_reconnects_and_catches_up(database_url: str) -> None:
@@ -25,13 +26,13 @@ def test_listener_reconnects_and_catches_up(database_url: str) -> None:
         await asyncio.wait_for(connected.wait(), 10)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
             await conn.execute("select pg_notify('unit_listener', 'one')")
-            await asyncio.sleep(0.3)
+            await until(lambda: len(payloads) == 1, what="the first notification")
             connected.clear()
             await conn.execute("select pg_terminate_backend(pid) from pg_stat_activity"
                                " where application_name = 'unit listener'")
             await asyncio.wait_for(connected.wait(), 10)
             await conn.execute("select pg_notify('unit_listener', 'two')")
-            await asyncio.sleep(0.3)
+            await until(lambda: len(payloads) == 2, what="the notification after the reconnect")
         await cancel_all([task])
         return connects, payloads
 

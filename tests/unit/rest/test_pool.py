@@ -10,6 +10,7 @@ from psycopg_pool import PoolTimeout
 
 from server.rest import flight
 from server.rest.pool import RestPool
+from tests.harness import until
 
 PID = flight.to_statement(b"select pg_backend_pid()", prepare=True)
 
@@ -31,7 +32,7 @@ def test_reuses_connections_and_waits_for_a_free_one(database_url: str) -> None:
             first, second = await backend_pid(pool), await backend_pid(pool)
             lease = await pool.acquire()
             waiter = asyncio.create_task(backend_pid(pool))
-            await asyncio.sleep(0.1)
+            await until(lambda: len(pool._waiting) == 1, what="the second caller queued")
             blocked = not waiter.done()
             await pool.release(lease)
             third = await waiter
@@ -66,7 +67,8 @@ def test_broken_connection_is_replaced(database_url: str) -> None:
             before = await backend_pid(pool)
             async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
                 await admin.execute("select pg_terminate_backend(%s)", [before])
-            await asyncio.sleep(0.3)  # the idle socket reports the close to the loop
+            # the idle socket reports the close to the loop, which marks the connection broken
+            await until(lambda: all(item.broken for item in pool._idle), what="the closed connection noticed")
             after = await backend_pid(pool)
             return before, after
         finally:
