@@ -15,13 +15,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import time
 import uuid
+from pathlib import Path
 
 import httpx
 import orjson
 import psycopg
 import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests import harness
 from tests.realtime.support import user_token
