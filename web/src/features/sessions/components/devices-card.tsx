@@ -1,50 +1,35 @@
-import * as React from "react";
 import { toast } from "sonner";
 import { LaptopIcon, Loader2Icon, SmartphoneIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { useAuth } from "@/features/auth";
-import { listMySessions, terminateSession, type DeviceSession } from "@/features/sessions/api/sessions";
+import type { DeviceSession } from "@/features/sessions/api/sessions";
+import { useMySessions, useTerminateSession } from "@/features/sessions/hooks/use-sessions";
 import { formatDateTimeFr } from "@/lib/format";
+import { useErrorToast } from "@/lib/use-error-toast";
 
 export const MAX_DEVICES = 2;
 
 /** The learner's connected devices (every live auth session) with terminate buttons. */
 export function DevicesCard() {
   const { user, signOut } = useAuth();
-  const [sessions, setSessions] = React.useState<DeviceSession[] | null>(null);
-  const [busy, setBusy] = React.useState<string | null>(null);
+  const query = useMySessions(user?.id ?? null);
+  const end = useTerminateSession();
+  const busy = end.isPending ? end.variables.id : null;
+  // A failed read lists no device (and says so once per failure).
+  const sessions: DeviceSession[] | null = query.isError ? [] : (query.data ?? null);
 
-  const load = React.useCallback(async () => {
-    if (!user) return;
-    try {
-      setSessions(await listMySessions(user.id));
-    } catch {
-      setSessions([]);
-      toast.error("Impossible de charger les sessions.");
-    }
-  }, [user]);
-
-  React.useEffect(() => {
-    void load();
-  }, [load]);
+  useErrorToast(query, "Impossible de charger les sessions.");
 
   const terminate = async (s: DeviceSession) => {
-    setBusy(s.id);
     try {
-      await terminateSession(s.id);
+      await end.mutateAsync(s);
       toast.success("Session terminée");
       // Terminating this device's own session signs the user out.
-      if (s.is_this_device) {
-        await signOut();
-        return;
-      }
-      await load();
+      if (s.is_this_device) await signOut();
     } catch {
       toast.error("Impossible de terminer la session.");
-    } finally {
-      setBusy(null);
     }
   };
 
