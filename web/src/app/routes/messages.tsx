@@ -1,12 +1,12 @@
 import * as React from "react";
 import { Navigate } from "react-router-dom";
-import { toast } from "sonner";
 import { Loader2Icon, UsersIcon } from "lucide-react";
 import { Input } from "@/components/ui/input";
 import { ErrorPanel, PageContainer, PageSpinner } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth";
-import { designatedAdmin, listNonAdminUsers, type Peer, Conversation, useUnreadBySender, unreadLabel, withUnreadFirst } from "@/features/messages";
+import { type Peer, Conversation, useDesignatedAdmin, useLearners, useUnreadBySender, unreadLabel, withUnreadFirst } from "@/features/messages";
 import { useDocumentTitle } from "@/lib/use-document-title";
+import { useErrorToast } from "@/lib/use-error-toast";
 import { cn } from "@/lib/utils";
 
 export default function Messages() {
@@ -23,15 +23,10 @@ export default function Messages() {
 }
 
 function LearnerInbox({ userId }: { userId: string }) {
-  const [admin, setAdmin] = React.useState<Peer | null | undefined>(undefined);
-  React.useEffect(() => {
-    designatedAdmin()
-      .then(setAdmin)
-      .catch(() => {
-        setAdmin(null);
-        toast.error("Failed to load users");
-      });
-  }, []);
+  const query = useDesignatedAdmin();
+  useErrorToast(query, "Failed to load users");
+  // undefined while loading; null when none is designated or the read failed.
+  const admin = query.isError ? null : query.data;
   if (admin === undefined) return <PageSpinner label="Chargement de la conversation..." />;
   if (!admin) return <ErrorPanel title="Messagerie indisponible" description="Aucun administrateur n'est disponible pour le moment." />;
   return (
@@ -43,19 +38,14 @@ function LearnerInbox({ userId }: { userId: string }) {
 }
 
 function AdminInbox({ userId }: { userId: string }) {
-  const [users, setUsers] = React.useState<Peer[] | null>(null);
+  const query = useLearners();
+  useErrorToast(query, "Failed to load users");
+  // null while loading; a failed read lists nobody.
+  const users = query.isError ? [] : (query.data ?? null);
   const [selected, setSelected] = React.useState<Peer | null>(null);
   const [search, setSearch] = React.useState("");
   const unread = useUnreadBySender(userId);
   const conversationRef = React.useRef<HTMLDivElement>(null);
-  React.useEffect(() => {
-    listNonAdminUsers()
-      .then(setUsers)
-      .catch(() => {
-        setUsers([]);
-        toast.error("Failed to load users");
-      });
-  }, []);
   const filtered = withUnreadFirst(
     (users ?? []).filter((u) => `${u.full_name ?? ""} ${u.email ?? ""}`.toLowerCase().includes(search.trim().toLowerCase())),
     unread,
@@ -121,3 +111,4 @@ function AdminInbox({ userId }: { userId: string }) {
     </div>
   );
 }
+

@@ -2,5 +2,7 @@
 export { designatedAdmin, listNonAdminUsers } from "./api/messages";
 export type { Peer } from "./api/messages";
 export { Conversation } from "./components/conversation";
+export { messageKeys } from "./hooks/keys";
+export { useDesignatedAdmin, useLearners } from "./hooks/use-peers";
 export { useUnreadBySender, useUnreadCount } from "./hooks/use-unread";
 export { unreadLabel, withUnreadFirst } from "./lib/unread";

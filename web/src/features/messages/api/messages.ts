@@ -1,5 +1,6 @@
 import { supabase } from "@/lib/supabase";
 import { getContactAdmin } from "@/features/contact";
+import type { MessageChange, UnreadMessage } from "@/features/messages/lib/changes";
 import type { PrivateMessage } from "@/types/db";
 
 export interface Peer {
@@ -8,41 +9,38 @@ export interface Peer {
   email?: string | null;
 }
 
-export async function countUnread(userId: string): Promise<number> {
-  const { count, error } = await supabase().from("private_messages").select("id", { count: "exact", head: true }).eq("recipient_id", userId).eq("is_read", false);
-  if (error) return 0;
-  return count ?? 0;
+/** The user's unread messages (id and sender: the header counts them, the admin per sender). */
+export async function listUnread(userId: string): Promise<UnreadMessage[]> {
+  const { data, error } = await supabase().from("private_messages").select("id, sender_id").eq("recipient_id", userId).eq("is_read", false);
+  if (error) throw error;
+  return data ?? [];
 }
 
-/** Unread messages to the user per sender: one grouped read (`count()`), rows limited by RLS. */
-export async function countUnreadBySender(userId: string): Promise<Map<string, number>> {
-  const { data, error } = await supabase().from("private_messages").select("sender_id, unread:count()").eq("recipient_id", userId).eq("is_read", false);
-  if (error) return new Map();
-  return new Map((data ?? []).map((row: { sender_id: string; unread: number }) => [row.sender_id, row.unread]));
-}
-
-/** Live updates of the user's incoming messages; returns the unsubscribe function. */
-export function subscribeInbox(userId: string, onChange: () => void): () => void {
+/**
+ * Subscribes to changes of private_messages matching the filters; `onJoined` runs each time
+ * the channel is (re)joined, when changes made meanwhile have to be read once. Returns the
+ * unsubscribe function.
+ */
+function subscribeMessages(name: string, filters: string[], onChange: (change: MessageChange) => void, onJoined: () => void): () => void {
   const client = supabase();
-  const channel = client
-    .channel(`inbox:${userId}:${Math.random().toString(36).slice(2)}`)
-    .on("postgres_changes", { event: "*", schema: "public", table: "private_messages", filter: `recipient_id=eq.${userId}` }, onChange)
-    .subscribe();
+  let channel = client.channel(`${name}:${Math.random().toString(36).slice(2)}`);
+  for (const filter of filters) channel = channel.on("postgres_changes", { event: "*", schema: "public", table: "private_messages", filter }, (change: MessageChange) => onChange(change));
+  channel.subscribe((status) => {
+    if (status === "SUBSCRIBED") onJoined();
+  });
   return () => {
     void client.removeChannel(channel);
   };
 }
 
-export function subscribeConversation(userId: string, onChange: () => void): () => void {
-  const client = supabase();
-  const channel = client
-    .channel(`conversation:${userId}:${Math.random().toString(36).slice(2)}`)
-    .on("postgres_changes", { event: "*", schema: "public", table: "private_messages", filter: `recipient_id=eq.${userId}` }, onChange)
-    .on("postgres_changes", { event: "*", schema: "public", table: "private_messages", filter: `sender_id=eq.${userId}` }, onChange)
-    .subscribe();
-  return () => {
-    void client.removeChannel(channel);
-  };
+/** Live changes of the user's incoming messages. */
+export function subscribeInbox(userId: string, onChange: (change: MessageChange) => void, onJoined: () => void): () => void {
+  return subscribeMessages(`inbox:${userId}`, [`recipient_id=eq.${userId}`], onChange, onJoined);
+}
+
+/** Live changes of every message the user sends or receives. */
+export function subscribeConversation(userId: string, onChange: (change: MessageChange) => void, onJoined: () => void): () => void {
+  return subscribeMessages(`conversation:${userId}`, [`recipient_id=eq.${userId}`, `sender_id=eq.${userId}`], onChange, onJoined);
 }
 
 /** The designated administrator (get_contact_admin), the learners' only counterpart. */
@@ -72,12 +70,15 @@ export async function listConversation(userId: string, peerId: string): Promise<
 
 export async function markRead(ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await supabase().from("private_messages").update({ is_read: true }).in("id", ids);
+  const { error } = await supabase().from("private_messages").update({ is_read: true }).in("id", ids);
+  if (error) throw error;
 }
 
-export async function sendMessage(senderId: string, recipientId: string, content: string): Promise<void> {
-  const { error } = await supabase().from("private_messages").insert({ sender_id: senderId, recipient_id: recipientId, content: content.trim() });
-  if (error) throw new Error("Failed to send message");
+/** Sends a message; returns the stored row. */
+export async function sendMessage(senderId: string, recipientId: string, content: string): Promise<PrivateMessage> {
+  const { data, error } = await supabase().from("private_messages").insert({ sender_id: senderId, recipient_id: recipientId, content: content.trim() }).select().single();
+  if (error || !data) throw new Error("Failed to send message");
+  return data;
 }
 
 export async function deleteMessage(id: string): Promise<void> {

@@ -3,40 +3,25 @@ import { toast } from "sonner";
 import { Loader2Icon, SendIcon, Trash2Icon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Textarea } from "@/components/ui/textarea";
-import { deleteMessage, listConversation, markRead, sendMessage, subscribeConversation, type Peer } from "@/features/messages/api/messages";
+import type { Peer } from "@/features/messages/api/messages";
+import { useConversation, useDeleteMessage, useSendMessage } from "@/features/messages/hooks/use-conversation";
 import { formatDateTimeFr } from "@/lib/format";
+import { useErrorToast } from "@/lib/use-error-toast";
 import { cn } from "@/lib/utils";
 import type { PrivateMessage } from "@/types/db";
 
 /** One conversation: 400 px message list, read marking on open, send and delete. */
 export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; peer: Peer; viewerIsAdmin: boolean }) {
-  const [messages, setMessages] = React.useState<PrivateMessage[] | null>(null);
-  const [failed, setFailed] = React.useState(false);
+  const query = useConversation(userId, peer.id);
+  const messages = query.data ?? null;
+  const failed = query.isError;
+  const sendMutation = useSendMessage(userId, peer.id);
+  const deleteMutation = useDeleteMessage(userId, peer.id);
+  const sending = sendMutation.isPending;
   const [text, setText] = React.useState("");
-  const [sending, setSending] = React.useState(false);
   const listRef = React.useRef<HTMLDivElement>(null);
 
-  const load = React.useCallback(async () => {
-    try {
-      const list = await listConversation(userId, peer.id);
-      setMessages(list);
-      setFailed(false);
-      const unread = list.filter((m) => m.recipient_id === userId && !m.is_read).map((m) => m.id);
-      if (unread.length) {
-        await markRead(unread);
-        window.dispatchEvent(new Event("messages:read"));
-      }
-    } catch {
-      setFailed(true);
-      toast.error("Failed to load messages");
-    }
-  }, [userId, peer.id]);
-
-  React.useEffect(() => {
-    setMessages(null);
-    void load();
-    return subscribeConversation(userId, () => void load());
-  }, [userId, load]);
+  useErrorToast(query, "Failed to load messages");
 
   React.useEffect(() => {
     const el = listRef.current;
@@ -46,15 +31,11 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
   const send = async (e: React.FormEvent) => {
     e.preventDefault();
     if (!text.trim() || sending) return;
-    setSending(true);
     try {
-      await sendMessage(userId, peer.id, text);
+      await sendMutation.mutateAsync(text);
       setText("");
-      await load();
     } catch {
       toast.error("Failed to send message");
-    } finally {
-      setSending(false);
     }
   };
 
@@ -65,9 +46,8 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
       return;
     }
     try {
-      await deleteMessage(m.id);
+      await deleteMutation.mutateAsync(m.id);
       toast.success("Message supprimé avec succès");
-      await load();
     } catch {
       toast.error("Impossible de supprimer le message");
     }

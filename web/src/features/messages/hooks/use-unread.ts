@@ -1,43 +1,45 @@
 import * as React from "react";
-import { countUnread, countUnreadBySender, subscribeInbox } from "@/features/messages/api/messages";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { listUnread, subscribeInbox } from "@/features/messages/api/messages";
+import { applyInboxChange, countBySender, type UnreadMessage } from "@/features/messages/lib/changes";
+import { messageKeys } from "@/features/messages/hooks/keys";
+
+const NONE: UnreadMessage[] = [];
 
 /**
- * A value computed from the user's unread messages, recomputed on every change to the inbox
- * (realtime), when the tab comes back (a change may have arrived while hidden) and when a
- * conversation marks messages read ("messages:read").
+ * The user's unread messages, kept live: each realtime change to the inbox updates the cache
+ * (a conversation marking messages read updates it too); the list is read again only when the
+ * channel (re)joins and when the tab comes back (changes may have been missed meanwhile).
  */
-function useInboxValue<T>(userId: string | null, empty: T, read: (userId: string) => Promise<T>): T {
-  const [value, setValue] = React.useState<T>(empty);
-  React.useEffect(() => {
-    if (!userId) {
-      setValue(empty);
-      return;
-    }
-    let alive = true;
-    const refresh = () => void read(userId).then((v) => alive && setValue(v));
-    refresh();
-    const off = subscribeInbox(userId, refresh);
-    const onVisible = () => document.visibilityState === "visible" && refresh();
-    document.addEventListener("visibilitychange", onVisible);
-    window.addEventListener("messages:read", refresh);
-    return () => {
-      alive = false;
-      off();
-      document.removeEventListener("visibilitychange", onVisible);
-      window.removeEventListener("messages:read", refresh);
-    };
-  }, [userId, empty, read]);
-  return value;
-}
+function useUnreadMessages(userId: string | null): UnreadMessage[] {
+  const queryClient = useQueryClient();
+  const { data } = useQuery({
+    queryKey: messageKeys.unread(userId),
+    queryFn: () => listUnread(userId!),
+    enabled: !!userId,
+    staleTime: Infinity,
+    refetchOnWindowFocus: "always",
+  });
 
-const NO_UNREAD = new Map<string, number>();
+  React.useEffect(() => {
+    if (!userId) return;
+    const key = messageKeys.unread(userId);
+    return subscribeInbox(
+      userId,
+      (change) => queryClient.setQueryData<UnreadMessage[]>(key, (list) => list && applyInboxChange(list, change, userId)),
+      () => void queryClient.invalidateQueries({ queryKey: key }),
+    );
+  }, [userId, queryClient]);
+  return data ?? NONE;
+}
 
 /** Number of unread messages for the user, updated live through realtime. */
 export function useUnreadCount(userId: string | null): number {
-  return useInboxValue(userId, 0, countUnread);
+  return useUnreadMessages(userId).length;
 }
 
 /** Unread messages for the user per sender (the admin's conversation list), updated live. */
 export function useUnreadBySender(userId: string | null): Map<string, number> {
-  return useInboxValue(userId, NO_UNREAD, countUnreadBySender);
+  const unread = useUnreadMessages(userId);
+  return React.useMemo(() => countBySender(unread), [unread]);
 }
