@@ -17,10 +17,11 @@ import {
 import { EmptyState, ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { SearchInput } from "@/components/search-input";
 import { useAuth } from "@/features/auth";
-import { bookAccessMap, bookCoverUrl, bookDownloadUrl, deleteBook, hasFullAccess, listBooks, bookCardState, type BookCardState, BookCover, BookDialog, BookStateBadge } from "@/features/books";
+import { bookCoverUrl, bookDownloadUrl, bookCardState, type BookCardState, BookCover, BookDialog, BookStateBadge, useBookShelf, useDeleteBook } from "@/features/books";
 import { formatFileSize, matchesSearch } from "@/lib/format";
 import { startDownload } from "@/lib/download";
 import { useDocumentTitle } from "@/lib/use-document-title";
+import { useErrorToast } from "@/lib/use-error-toast";
 import type { Book } from "@/types/db";
 
 type Status = "loading" | "ready" | "error";
@@ -29,34 +30,17 @@ export default function Books() {
   useDocumentTitle("Livres d'anglais");
   const { user, isAdmin, loading: authLoading } = useAuth();
   const userId = user?.id ?? null;
-  const [status, setStatus] = React.useState<Status>("loading");
-  const [books, setBooks] = React.useState<Book[]>([]);
-  const [access, setAccess] = React.useState<Record<string, boolean>>({});
+  const shelf = useBookShelf(userId, isAdmin, !authLoading);
+  const remove = useDeleteBook();
   const [search, setSearch] = React.useState("");
   const [selected, setSelected] = React.useState<Book | null>(null);
   const [downloading, setDownloading] = React.useState<string | null>(null);
   const [toDelete, setToDelete] = React.useState<Book | null>(null);
-
-  const load = React.useCallback(async () => {
-    setStatus("loading");
-    try {
-      const list = await listBooks();
-      let map: Record<string, boolean> = {};
-      if (userId) {
-        map = isAdmin || (await hasFullAccess(userId)) ? Object.fromEntries(list.map((b) => [b.id, true])) : await bookAccessMap(userId, list);
-      }
-      setBooks(list);
-      setAccess(map);
-      setStatus("ready");
-    } catch {
-      setStatus("error");
-      toast.error("Impossible de charger les livres.");
-    }
-  }, [userId, isAdmin]);
-
-  React.useEffect(() => {
-    if (!authLoading) void load();
-  }, [authLoading, load]);
+  useErrorToast(shelf, "Impossible de charger les livres.");
+  // A retry after a failure shows the skeleton again.
+  const status: Status = shelf.isError && !shelf.isFetching ? "error" : shelf.data && !shelf.isError ? "ready" : "loading";
+  const books = shelf.data?.books ?? [];
+  const access = shelf.data?.access ?? {};
 
   const stateOf = (b: Book): BookCardState => bookCardState(!!userId, !!access[b.id]);
   const visible = books.filter((b) => matchesSearch(b, search));
@@ -79,9 +63,8 @@ export default function Books() {
   const confirmDelete = async () => {
     if (!toDelete) return;
     try {
-      await deleteBook(toDelete);
+      await remove.mutateAsync(toDelete);
       toast.success("Livre supprimé");
-      setBooks((list) => list.filter((b) => b.id !== toDelete.id));
     } catch (e) {
       toast.error("Erreur", { description: e instanceof Error ? e.message : "Impossible de supprimer le livre." });
     } finally {
@@ -117,7 +100,7 @@ export default function Books() {
       )}
 
       {status === "error" && (
-        <ErrorPanel title="Impossible de charger les livres." action={<Button variant="outline" onClick={() => void load()}>Réessayer</Button>} />
+        <ErrorPanel title="Impossible de charger les livres." action={<Button variant="outline" onClick={() => void shelf.refetch()}>Réessayer</Button>} />
       )}
 
       {status === "ready" && books.length === 0 && <EmptyState icon={<BookXIcon className="size-10" aria-hidden />} title="Aucun livre n'a été trouvé." />}
