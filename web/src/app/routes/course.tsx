@@ -8,7 +8,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth";
-import { useCourse, openOutline, recordView, lockedLabel, nextUnlock, type OutlineLesson, courseProgress, grantedLessonsLabel, CourseCover, VisibilityBadge, LessonCarousel } from "@/features/courses";
+import { useCourse, useRecordView, openOutline, lockedLabel, nextUnlock, type OutlineLesson, courseProgress, grantedLessonsLabel, CourseCover, VisibilityBadge, LessonCarousel } from "@/features/courses";
 import { LessonPlayer, fileTypeLabel } from "@/features/lessons";
 import { CommentsPanel } from "@/features/comments";
 import { ContactDialog } from "@/features/contact";
@@ -20,7 +20,8 @@ export default function CoursePage() {
   const { courseId } = useParams();
   const { user } = useAuth();
   const data = useCourse(courseId);
-  const { status, course, hasAccess, accessLevel, content, outline, contentError, completed, viewed, markViewed } = data;
+  const { status, course, hasAccess, accessLevel, content, outline, contentError, completed, viewed } = data;
+  const recordView = useRecordView(user?.id ?? null);
   const [selectedId, setSelectedId] = React.useState<string | null>(null);
   const [contactOpen, setContactOpen] = React.useState(false);
   useDocumentTitle(course?.title ?? (status === "not-found" ? "Cours non trouvé" : "Cours"));
@@ -37,10 +38,7 @@ export default function CoursePage() {
     if (id === selectedId) return setSelectedId(null);
     setSelectedId(id);
     const open = content.some((c) => c.id === id);
-    if (user && open && !viewed.has(id)) {
-      markViewed(id);
-      void recordView(user.id, id).catch(() => undefined);
-    }
+    if (user && open && !viewed.has(id)) recordView(id);
   };
 
   if (status === "loading") return <CourseSkeleton />;

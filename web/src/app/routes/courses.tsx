@@ -1,17 +1,16 @@
 import * as React from "react";
 import { Link } from "react-router-dom";
-import { toast } from "sonner";
 import { LogInIcon, RefreshCwIcon, VideoOffIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { SearchInput } from "@/components/search-input";
 import { useAuth } from "@/features/auth";
-import { listVisibleCourses, CourseCard } from "@/features/courses";
+import { useVisibleCourses, CourseCard } from "@/features/courses";
 import { ContactCard } from "@/features/contact";
 import { matchesSearch } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
-import type { Course } from "@/types/db";
+import { useErrorToast } from "@/lib/use-error-toast";
 
 const GRID = "grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4";
 
@@ -19,31 +18,13 @@ export default function Courses() {
   useDocumentTitle("Cours d'anglais");
   const { user, loading: authLoading } = useAuth();
   const userId = user?.id ?? null;
-  const [status, setStatus] = React.useState<"loading" | "ready" | "error">("loading");
-  const [refreshing, setRefreshing] = React.useState(false);
-  const [courses, setCourses] = React.useState<Course[]>([]);
+  const query = useVisibleCourses(userId, !authLoading);
   const [search, setSearch] = React.useState("");
-
-  const load = React.useCallback(
-    async (mode: "initial" | "refresh" = "initial") => {
-      if (mode === "initial") setStatus("loading");
-      else setRefreshing(true);
-      try {
-        setCourses(await listVisibleCourses(userId));
-        setStatus("ready");
-      } catch {
-        setStatus("error");
-        toast.error("Impossible de charger les cours.");
-      } finally {
-        setRefreshing(false);
-      }
-    },
-    [userId],
-  );
-
-  React.useEffect(() => {
-    if (!authLoading) void load();
-  }, [authLoading, load]);
+  useErrorToast(query, "Impossible de charger les cours.");
+  // A read after a failure shows the skeleton again; a refresh keeps the list while it reads.
+  const status = query.isError && !query.isFetching ? "error" : query.data && !query.isError ? "ready" : "loading";
+  const refreshing = status === "ready" && query.isFetching;
+  const courses = query.data ?? [];
 
   const visible = courses.filter((c) => matchesSearch(c, search));
 
@@ -56,7 +37,7 @@ export default function Courses() {
         </div>
         <div className="flex w-full flex-col gap-2 sm:flex-row md:w-auto">
           <SearchInput value={search} onChange={setSearch} placeholder="Rechercher un cours..." />
-          <Button variant="outline" onClick={() => void load("refresh")} disabled={refreshing || status === "loading"}>
+          <Button variant="outline" onClick={() => void query.refetch()} disabled={refreshing || status === "loading"}>
             <RefreshCwIcon className={refreshing ? "animate-spin" : ""} aria-hidden /> Rafraîchir les cours
           </Button>
         </div>
@@ -100,7 +81,7 @@ export default function Courses() {
           title="Impossible de charger les cours."
           description="Vérifiez votre connexion puis réessayez."
           action={
-            <Button variant="outline" onClick={() => void load()}>
+            <Button variant="outline" onClick={() => void query.refetch()}>
               Réessayer
             </Button>
           }

@@ -7,78 +7,44 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Badge } from "@/components/ui/badge";
 import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth";
-import { completedContentIds, getContentWithCourse, getCourseOutline, getLessonStatus, listCourseContent, openOutline, recordView, viewedContentIds, lessonRefusal, lockedLabel, type OutlineLesson } from "@/features/courses";
+import { useLesson, useRecordView, lockedLabel, type LessonView } from "@/features/courses";
 import { LessonPlayer, useContentDownload, fileTypeIcon, fileTypeLabel } from "@/features/lessons";
 import { CommentsPanel } from "@/features/comments";
 import { formatDateTimeFr } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
 import { cn } from "@/lib/utils";
-import type { Course, CourseContent } from "@/types/db";
 
 type State =
   | { kind: "loading" }
   | { kind: "error"; title: string; description?: string; action: "login" | "back" | { courseId: string } }
-  | { kind: "ready"; course: Course; content: CourseContent; lessons: CourseContent[]; outline: OutlineLesson[]; completed: Set<string>; viewed: Set<string> };
+  | Extract<LessonView, { kind: "ready" }>;
 
 export default function VideoPage() {
   const { contentId } = useParams();
   const navigate = useNavigate();
   const { user, loading: authLoading } = useAuth();
   const userId = user?.id ?? null;
-  const [state, setState] = React.useState<State>({ kind: "loading" });
+  const query = useLesson(contentId, userId);
+  const recordView = useRecordView(userId);
   const recorded = React.useRef<Set<string>>(new Set());
   const { busy, download } = useContentDownload();
+  const state = lessonState(authLoading, contentId, userId, query);
   useDocumentTitle(state.kind === "ready" ? state.content.title : state.kind === "error" ? state.title : "Leçon");
 
+  // Each refusal is said once, when it comes.
+  const refusal = state.kind === "error" ? state.title : null;
   React.useEffect(() => {
-    if (authLoading) return;
-    let alive = true;
-    const fail = (error: Omit<Extract<State, { kind: "error" }>, "kind">) => {
-      if (!alive) return;
-      setState({ kind: "error", ...error });
-      toast.error("Impossible d'ouvrir la leçon", { description: error.title });
-    };
-    setState({ kind: "loading" });
-    (async () => {
-      if (!contentId) return fail({ title: "Identifiant de contenu manquant", action: "back" });
-      if (!userId) return fail({ title: "Connexion requise", description: "Connectez-vous pour regarder cette leçon.", action: "login" });
-      try {
-        // RLS returns the lesson only when it is open to this user (access, schedule, grant);
-        // otherwise the server says whether it exists and when it opens.
-        const item = await getContentWithCourse(contentId);
-        if (!item || !item.courses) {
-          const refusal = lessonRefusal(await getLessonStatus(contentId));
-          return fail({ title: refusal.title, description: refusal.description, action: refusal.courseId ? { courseId: refusal.courseId } : "back" });
-        }
-        const course = item.courses;
-        const [visible, outline, completed, viewed] = await Promise.all([
-          listCourseContent(userId, course).catch(() => null),
-          getCourseOutline(course.id).catch(() => []),
-          completedContentIds(userId, course.id).catch(() => new Set<string>()),
-          viewedContentIds(userId).catch(() => new Set<string>()),
-        ]);
-        if (!alive) return;
-        const { courses: _omit, ...content } = item;
-        void _omit;
-        const lessons = visible?.length ? visible : [content];
-        setState({ kind: "ready", course, content, lessons, outline: outline.length ? outline : openOutline(lessons), completed, viewed });
-      } catch (e) {
-        fail({ title: "Impossible de charger la leçon", description: e instanceof Error ? e.message : undefined, action: "back" });
-      }
-    })();
-    return () => {
-      alive = false;
-    };
-  }, [contentId, userId, authLoading]);
+    if (refusal) toast.error("Impossible d'ouvrir la leçon", { description: refusal });
+  }, [refusal, contentId, userId, query.errorUpdatedAt, query.dataUpdatedAt]);
 
   // Views are recorded once per lesson.
+  const shownId = state.kind === "ready" ? state.content.id : null;
+  const alreadyViewed = state.kind === "ready" && state.viewed.has(state.content.id);
   React.useEffect(() => {
-    if (state.kind !== "ready" || !userId) return;
-    const id = state.content.id;
-    if (recorded.current.has(id) || state.viewed.has(id)) return;
-    recorded.current.add(id);
-    void recordView(userId, id).catch(() => undefined);
-  }, [state, userId]);
+    if (!shownId || alreadyViewed || recorded.current.has(shownId)) return;
+    recorded.current.add(shownId);
+    recordView(shownId);
+  }, [shownId, alreadyViewed, recordView]);
 
   if (state.kind === "loading")
     return (
@@ -201,4 +167,16 @@ export default function VideoPage() {
       </div>
     </PageContainer>
   );
+}
+
+/** What the viewer shows: the lesson, why it cannot, or a skeleton while it reads. */
+function lessonState(authLoading: boolean, contentId: string | undefined, userId: string | null, query: { data?: LessonView; error: Error | null; isPending: boolean; isError: boolean; isFetching: boolean }): State {
+  if (authLoading) return { kind: "loading" };
+  if (!contentId) return { kind: "error", title: "Identifiant de contenu manquant", action: "back" };
+  if (!userId) return { kind: "error", title: "Connexion requise", description: "Connectez-vous pour regarder cette leçon.", action: "login" };
+  if (query.isError && !query.isFetching) return { kind: "error", title: "Impossible de charger la leçon", description: query.error?.message || undefined, action: "back" };
+  const view = query.data;
+  if (!view || query.isError) return { kind: "loading" };
+  if (view.kind === "refused") return { kind: "error", title: view.title, description: view.description, action: view.courseId ? { courseId: view.courseId } : "back" };
+  return view;
 }

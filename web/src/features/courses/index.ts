@@ -3,6 +3,9 @@ export { CONTENT_BUCKET, completedContentIds, contentDownloadUrl, contentImageUr
 export { CourseCard, CourseCover, VisibilityBadge } from "./components/course-card";
 export { LessonCarousel } from "./components/lesson-carousel";
 export { useCourse } from "./hooks/use-course";
+export { lessonKeys, useLesson, type LessonView } from "./hooks/use-lesson";
+export { useRecordView } from "./hooks/use-record-view";
+export { courseKeys, useVisibleCourses } from "./hooks/use-visible-courses";
 export { grantedLessonsLabel, lessonRefusal } from "./lib/access";
 export { courseProgress } from "./lib/progress";
 export { lockedLabel, nextUnlock } from "./lib/unlock";

@@ -23,7 +23,6 @@ export interface CourseData {
   completed: Set<string>;
   viewed: Set<string>;
   reload: () => void;
-  markViewed: (id: string) => void;
 }
 
 interface Loaded {
@@ -74,14 +73,10 @@ export function useCourse(courseId: string | undefined): CourseData {
     enabled: !authLoading && !!courseId,
     staleTime: 0, // a lesson may have opened since the last visit
   });
-  // Views recorded on this screen show at once, without reloading the course.
-  const [seenHere, setSeenHere] = React.useState<ReadonlySet<string>>(new Set());
-  const markViewed = React.useCallback((id: string) => setSeenHere((s) => (s.has(id) ? s : new Set(s).add(id))), []);
   const { refetch } = query;
   const reload = React.useCallback(() => void refetch(), [refetch]);
 
   const data = query.data;
-  const viewed = React.useMemo(() => new Set([...(data?.viewed ?? []), ...seenHere]), [data?.viewed, seenHere]);
   const status: CourseStatus =
     query.isFetching && (query.isError || !data) ? "loading" : query.isError ? "error" : !data ? "loading" : data.course ? "loaded" : "not-found";
   return {
@@ -93,8 +88,8 @@ export function useCourse(courseId: string | undefined): CourseData {
     outline: data?.outline ?? [],
     contentError: data?.contentError ?? null,
     completed: data?.completed ?? new Set(),
-    viewed,
+    // Views recorded on this screen show at once (useRecordView updates the cached course).
+    viewed: data?.viewed ?? new Set(),
     reload,
-    markViewed,
   };
 }

@@ -1,4 +1,5 @@
 import * as React from "react";
+import { useQuery } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { DownloadIcon, ImageOffIcon, Loader2Icon } from "lucide-react";
 import { Button } from "@/components/ui/button";
@@ -37,19 +38,13 @@ function VideoFrame({ content }: { content: CourseContent }) {
 }
 
 function LessonImage({ content }: { content: CourseContent }) {
-  const [url, setUrl] = React.useState<string | null | undefined>(undefined);
+  const filePath = content.file_path!;
+  // A signed URL, read again after a while (it is valid for an hour).
+  const query = useQuery({ queryKey: ["content-image", filePath], queryFn: () => contentImageUrl(filePath), staleTime: 10 * 60_000 });
+  const url = query.isError ? null : query.data;
   React.useEffect(() => {
-    let alive = true;
-    setUrl(undefined);
-    void contentImageUrl(content.file_path!).then((u) => {
-      if (!alive) return;
-      setUrl(u);
-      if (!u) toast.error("Impossible de charger l'image");
-    });
-    return () => {
-      alive = false;
-    };
-  }, [content.file_path]);
+    if (url === null) toast.error("Impossible de charger l'image");
+  }, [url]);
   if (url === undefined) return <Skeleton className="aspect-video w-full rounded-xl" />;
   if (!url)
     return (
