@@ -6,46 +6,32 @@ import { Button } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { Textarea } from "@/components/ui/textarea";
 import { useAuth } from "@/features/auth";
-import { deleteComment, deleteReply, listComments, postComment, postReply, subscribeComments, type Author, type CommentView } from "@/features/comments/api/comments";
+import type { Author } from "@/features/comments/api/comments";
+import { useComments, useDeleteEntry, usePostComment, usePostReply } from "@/features/comments/hooks/use-comments";
 import { formatDateTimeFr } from "@/lib/format";
+import { useErrorToast } from "@/lib/use-error-toast";
 
 export function CommentsPanel({ contentId }: { contentId: string }) {
   const { user, isAdmin } = useAuth();
-  const [comments, setComments] = React.useState<CommentView[] | null>(null);
-  const [failed, setFailed] = React.useState(false);
+  const query = useComments(contentId);
+  const comments = query.data ?? null;
+  const failed = query.isError;
+  const post = usePostComment(user?.id ?? "", contentId);
+  const posting = post.isPending;
+  const removeEntry = useDeleteEntry(contentId);
   const [text, setText] = React.useState("");
-  const [posting, setPosting] = React.useState(false);
   const [replyTo, setReplyTo] = React.useState<string | null>(null);
-
-  const load = React.useCallback(async () => {
-    try {
-      setComments(await listComments(contentId));
-      setFailed(false);
-    } catch {
-      setFailed(true);
-      toast.error("Failed to load comments");
-    }
-  }, [contentId]);
-
-  React.useEffect(() => {
-    setComments(null);
-    void load();
-    return subscribeComments(contentId, () => void load());
-  }, [contentId, load]);
+  useErrorToast(query, "Failed to load comments");
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     if (!user || !text.trim() || posting) return;
-    setPosting(true);
     try {
-      await postComment(user.id, contentId, text);
+      await post.mutateAsync(text);
       setText("");
       toast.success("Comment posted successfully");
-      await load();
     } catch (err) {
       toast.error(err instanceof Error ? err.message : "Failed to post comment");
-    } finally {
-      setPosting(false);
     }
   };
 
@@ -57,9 +43,8 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
       return;
     }
     try {
-      await (kind === "comment" ? deleteComment(id) : deleteReply(id));
+      await removeEntry.mutateAsync({ kind, id });
       toast.success(kind === "comment" ? "Comment deleted successfully" : "Reply deleted successfully");
-      await load();
     } catch (err) {
       toast.error(err instanceof Error ? err.message : `Failed to delete ${kind}`);
     }
@@ -84,7 +69,7 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
         {failed && (
           <div className="text-sm">
             <p className="text-destructive">Failed to load comments</p>
-            <Button variant="link" className="h-auto p-0" onClick={() => void load()}>
+            <Button variant="link" className="h-auto p-0" onClick={() => void query.refetch()}>
               Réessayer
             </Button>
           </div>
@@ -108,7 +93,7 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
                 ))}
               </div>
             )}
-            {replyTo === c.id && user && <ReplyForm commentId={c.id} userId={user.id} onDone={() => { setReplyTo(null); void load(); }} />}
+            {replyTo === c.id && user && <ReplyForm contentId={contentId} commentId={c.id} userId={user.id} onDone={() => setReplyTo(null)} />}
           </article>
         ))}
       </div>
@@ -165,21 +150,19 @@ function Entry({ author, date, text, onDelete, deleteLabel, children }: { author
   );
 }
 
-function ReplyForm({ commentId, userId, onDone }: { commentId: string; userId: string; onDone: () => void }) {
+function ReplyForm({ contentId, commentId, userId, onDone }: { contentId: string; commentId: string; userId: string; onDone: () => void }) {
   const [text, setText] = React.useState("");
-  const [busy, setBusy] = React.useState(false);
+  const reply = usePostReply(userId, contentId, commentId);
+  const busy = reply.isPending;
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     if (!text.trim() || busy) return;
-    setBusy(true);
     try {
-      await postReply(userId, commentId, text);
+      await reply.mutateAsync(text);
       toast.success("Reply posted successfully");
       onDone();
     } catch (err) {
       toast.error(err instanceof Error ? err.message : "Failed to post reply");
-    } finally {
-      setBusy(false);
     }
   };
   return (
