@@ -6,21 +6,13 @@ export interface SiteContact {
   email: string | null;
 }
 
-let siteContact: Promise<SiteContact> | null = null;
-
-/** Read once per page load; a failure yields empty values (and is retried next time). */
-export function getSiteContact(): Promise<SiteContact> {
-  if (!siteContact) {
-    siteContact = Promise.resolve(supabase().rpc("get_site_contact")).then(({ data, error }) => {
-      if (error || !data) {
-        siteContact = null;
-        return { whatsapp_number: null, email: null };
-      }
-      const value = data as Partial<SiteContact>;
-      return { whatsapp_number: value.whatsapp_number || null, email: value.email || null };
-    });
-  }
-  return siteContact;
+/** Empty values stand for settings not set. */
+export async function getSiteContact(): Promise<SiteContact> {
+  const { data, error } = await supabase().rpc("get_site_contact");
+  if (error) throw error;
+  const value = data && typeof data === "object" && !Array.isArray(data) ? data : {};
+  const text = (v: unknown) => (typeof v === "string" && v ? v : null);
+  return { whatsapp_number: text(value.whatsapp_number), email: text(value.email) };
 }
 
 /** The designated administrator learners message (signed-in users only). */
