@@ -14,7 +14,7 @@ import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
 import { PageContainer, PageSpinner } from "@/components/layout/page-states";
 import { useAuth, updatePassword, PasswordInput, newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth";
-import { updateAuthFullName, updateFullName, updateLearnerDetails, subscriptionStatus } from "@/features/profile";
+import { useUpdateProfile, subscriptionStatus, type ProfileValues } from "@/features/profile";
 import { DevicesCard } from "@/features/sessions";
 import { formatDateFr } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
@@ -96,8 +96,9 @@ export default function Account() {
 
 function InfoTab() {
   const { user, profile, refreshProfile } = useAuth();
-  const [values, setValues] = React.useState({ full_name: "", country: "", whatsapp_number: "", student_role: "debutant" });
-  const [saving, setSaving] = React.useState(false);
+  const [values, setValues] = React.useState<ProfileValues>({ full_name: "", country: "", whatsapp_number: "", student_role: "debutant" });
+  const update = useUpdateProfile(user?.id ?? "", refreshProfile);
+  const saving = update.isPending;
   React.useEffect(() => {
     if (profile)
       setValues({ full_name: profile.full_name ?? "", country: profile.country ?? "", whatsapp_number: profile.whatsapp_number ?? "", student_role: profile.student_role ?? "debutant" });
@@ -112,17 +113,11 @@ function InfoTab() {
 
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
-    setSaving(true);
     try {
-      await updateFullName(user.id, values.full_name);
-      await updateLearnerDetails(user.id, values);
-      await updateAuthFullName(values.full_name).catch(() => undefined);
-      await refreshProfile();
+      await update.mutateAsync(values);
       toast.success("Profil mis à jour avec succès");
     } catch {
       toast.error("Erreur lors de la mise à jour du profil");
-    } finally {
-      setSaving(false);
     }
   };
   const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
