@@ -36,7 +36,7 @@ function AdminCourseDetail() {
                 <CardTitle>Ajouter du contenu</CardTitle>
               </CardHeader>
               <CardContent>
-                <ContentForm courseId={course.id} existing={items} onAdded={() => void reloadContent()} />
+                <ContentForm courseId={course.id} existing={items} />
               </CardContent>
             </Card>
             <section className="min-w-0 space-y-3" aria-labelledby="detail-content-title">
@@ -46,12 +46,12 @@ function AdminCourseDetail() {
                   <RefreshCwIcon aria-hidden /> Actualiser
                 </Button>
               </div>
-              <ContentList items={items} viewed={viewed} onChanged={() => void reloadContent()} />
+              <ContentList items={items} viewed={viewed} />
             </section>
           </div>
           <section className="space-y-3" aria-labelledby="edit-content-title">
             <h2 id="edit-content-title" className="text-lg font-semibold">Modifier les titres et descriptions</h2>
-            <ContentEditSection items={items} onChanged={() => void reloadContent()} />
+            <ContentEditSection items={items} />
           </section>
         </PageContainer>
       )}

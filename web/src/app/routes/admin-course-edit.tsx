@@ -21,7 +21,7 @@ export default function AdminCourseEditRoute() {
 function AdminCourseEdit() {
   const { id } = useParams();
   const { user } = useAuth();
-  const { state, items, viewed, reload, reloadContent, setCourse } = useCourseContent(id, user?.id ?? null);
+  const { state, items, viewed, reload } = useCourseContent(id, user?.id ?? null);
   return (
     <CourseStateView state={state}>
       {(course) => (
@@ -41,17 +41,17 @@ function AdminCourseEdit() {
             <TabsContent value="details" className="pt-3">
               <Card>
                 <CardContent>
-                  <CourseForm key={`${course.id}:${course.title}:${course.cover_url}`} course={course} idPrefix="edit-course" onSaved={setCourse} />
+                  <CourseForm key={`${course.id}:${course.title}:${course.cover_url}`} course={course} idPrefix="edit-course" />
                 </CardContent>
               </Card>
             </TabsContent>
             <TabsContent value="content" className="grid grid-cols-1 gap-6 pt-3 lg:grid-cols-[minmax(0,420px)_minmax(0,1fr)]">
               <Card className="h-fit">
                 <CardContent>
-                  <ContentForm courseId={course.id} existing={items} onAdded={() => void reloadContent()} />
+                  <ContentForm courseId={course.id} existing={items} />
                 </CardContent>
               </Card>
-              <ContentList items={items} viewed={viewed} onChanged={() => void reloadContent()} />
+              <ContentList items={items} viewed={viewed} />
             </TabsContent>
           </Tabs>
         </PageContainer>

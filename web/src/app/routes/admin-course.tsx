@@ -44,7 +44,7 @@ function AdminCourse() {
                   <CardTitle>Ajouter du contenu</CardTitle>
                 </CardHeader>
                 <CardContent>
-                  <ContentForm courseId={course.id} existing={items} onAdded={() => void reloadContent()} />
+                  <ContentForm courseId={course.id} existing={items} />
                 </CardContent>
               </Card>
               <section className="min-w-0 space-y-3" aria-labelledby="content-title">
@@ -54,7 +54,7 @@ function AdminCourse() {
                     <RefreshCwIcon aria-hidden /> Actualiser
                   </Button>
                 </div>
-                <ContentList items={items} viewed={viewed} onChanged={() => void reloadContent()} />
+                <ContentList items={items} viewed={viewed} />
               </section>
             </TabsContent>
             <TabsContent value="unlock" className="pt-3">

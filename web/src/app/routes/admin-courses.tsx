@@ -3,7 +3,7 @@ import { RefreshCwIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState, PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { AdminGuard, AdminCourseCard, CourseForm, ConfirmDialog, useAdminCourses } from "@/features/admin";
+import { AdminGuard, AdminCourseCard, CourseForm, ConfirmDialog, useAdminCourses, useCourseRemoval } from "@/features/admin";
 import { useDocumentTitle } from "@/lib/use-document-title";
 import type { Course } from "@/types/db";
 
@@ -18,7 +18,8 @@ export default function AdminCoursesRoute() {
 }
 
 function AdminCourses() {
-  const { courses, reload, remove } = useAdminCourses();
+  const { data: courses, refetch } = useAdminCourses();
+  const remove = useCourseRemoval();
   const [toDelete, setToDelete] = React.useState<Course | null>(null);
   return (
     <PageContainer className="space-y-8">
@@ -29,17 +30,17 @@ function AdminCourses() {
           <CardDescription>Titre d'au moins 3 caractères, visibilité et image de couverture facultative.</CardDescription>
         </CardHeader>
         <CardContent>
-          <CourseForm onSaved={() => void reload()} />
+          <CourseForm />
         </CardContent>
       </Card>
       <section aria-labelledby="courses-list-title" className="space-y-4">
         <div className="flex items-center justify-between gap-2">
           <h2 id="courses-list-title" className="text-xl font-semibold">Cours ({courses?.length ?? 0})</h2>
-          <Button variant="outline" size="sm" onClick={() => void reload()}>
+          <Button variant="outline" size="sm" onClick={() => void refetch()}>
             <RefreshCwIcon aria-hidden /> Actualiser
           </Button>
         </div>
-        {courses === null ? (
+        {!courses ? (
           <PageSpinner />
         ) : courses.length === 0 ? (
           <EmptyState title="Aucun cours disponible." />

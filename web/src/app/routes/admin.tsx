@@ -57,7 +57,7 @@ export default function AdminRoute() {
 }
 
 function CoursesTab() {
-  const { courses } = useAdminCourses();
+  const { data: courses } = useAdminCourses();
   return (
     <div className="space-y-4">
       <div className="flex justify-end">
@@ -65,7 +65,7 @@ function CoursesTab() {
           <Link to="/admin/courses">Voir tous les cours</Link>
         </Button>
       </div>
-      {courses === null ? (
+      {!courses ? (
         <PageSpinner />
       ) : courses.length === 0 ? (
         <EmptyState title="Aucun cours disponible." />

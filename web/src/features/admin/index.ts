@@ -11,4 +11,4 @@ export { ScheduleEditor } from "./components/schedule-editor";
 export { SessionsTab } from "./components/sessions-tab";
 export { UsersTab } from "./components/users-tab";
 export { useCourseContent } from "./hooks/use-course-content";
-export { useAdminCourses } from "./hooks/use-courses";
+export { useAdminCourses, useCourseRemoval } from "./hooks/use-courses";

@@ -9,9 +9,9 @@ import { Progress } from "@/components/ui/progress";
 import { Label } from "@/components/ui/label";
 import { FormField } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
-import { addContent } from "@/features/admin/api/courses";
+import { useAddContent } from "@/features/admin/hooks/use-content-writes";
 import { isFileType } from "@/types/db";
-import { chooseFile, contentObjectPath, nextProgress, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
+import { chooseFile, nextProgress, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
 import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
 import { errorText } from "@/features/admin/lib/errors";
 import type { CourseContent } from "@/types/db";
@@ -33,7 +33,8 @@ interface Errors {
 }
 
 /** Adds a lesson by file (type from the extension, title from the name) or video embed. */
-export function ContentForm({ courseId, existing, onAdded }: { courseId: string; existing: CourseContent[]; onAdded: () => void }) {
+export function ContentForm({ courseId, existing }: { courseId: string; existing: CourseContent[] }) {
+  const add = useAddContent(courseId);
   const [title, setTitle] = React.useState("");
   const [description, setDescription] = React.useState("");
   const [fileType, setFileType] = React.useState("");
@@ -83,14 +84,13 @@ export function ContentForm({ courseId, existing, onAdded }: { courseId: string;
     setProgress(UPLOAD_PROGRESS.start);
     const timer = window.setInterval(() => setProgress((p) => (p === null ? p : nextProgress(p))), UPLOAD_PROGRESS.tickMs);
     try {
-      await addContent({ courseId, title, description, fileType, file: fileType === "video" ? null : file, embedUrl }, existing, (name) => contentObjectPath(courseId, name));
+      await add.mutateAsync({ input: { title, description, fileType, file: fileType === "video" ? null : file, embedUrl }, existing });
       setProgress(100);
       toast.success("Contenu ajouté", { description: title.trim() });
       setTitle("");
       setDescription("");
       setFile(null);
       setEmbed("");
-      onAdded();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, fileType === "video" ? "Impossible d'ajouter la vidéo." : "Impossible d'ajouter le contenu.") });
     } finally {

@@ -9,7 +9,8 @@ import { Textarea } from "@/components/ui/textarea";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import { EmptyState } from "@/components/layout/page-states";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons";
-import { contentFileDownloadUrl, deleteContent, updateContent } from "@/features/admin/api/courses";
+import { contentFileDownloadUrl } from "@/features/admin/api/courses";
+import { useDeleteContent, useUpdateContent } from "@/features/admin/hooks/use-content-writes";
 import { errorText } from "@/features/admin/lib/errors";
 import { downloadName } from "@/features/admin/lib/content-file";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
@@ -18,8 +19,9 @@ import { startDownload } from "@/lib/download";
 import type { CourseContent } from "@/types/db";
 
 /** The lessons of a course in order, with view/download buttons and the admin menu. */
-export function ContentList({ items, viewed, onChanged }: { items: CourseContent[]; viewed?: Set<string>; onChanged: () => void }) {
+export function ContentList({ items, viewed }: { items: CourseContent[]; viewed?: Set<string> }) {
   const [toDelete, setToDelete] = React.useState<CourseContent | null>(null);
+  const deletion = useDeleteContent();
 
   const download = async (item: CourseContent) => {
     if (!item.file_path) {
@@ -38,9 +40,8 @@ export function ContentList({ items, viewed, onChanged }: { items: CourseContent
 
   const remove = async (item: CourseContent) => {
     try {
-      await deleteContent(item.id);
+      await deletion.mutateAsync(item);
       toast.success("Contenu supprimé avec succès");
-      onChanged();
     } catch (error) {
       toast.error("Erreur lors de la suppression du contenu", { description: errorText(error, "Impossible de supprimer le contenu.") });
     }
@@ -128,32 +129,29 @@ export function ContentList({ items, viewed, onChanged }: { items: CourseContent
 }
 
 /** Edits the titles and descriptions of the lessons (title must be non-empty to save). */
-export function ContentEditSection({ items, onChanged }: { items: CourseContent[]; onChanged: () => void }) {
+export function ContentEditSection({ items }: { items: CourseContent[] }) {
   if (items.length === 0) return <p className="text-muted-foreground text-sm">Aucun contenu disponible dans ce cours.</p>;
   return (
     <div className="grid gap-3">
       {items.map((item) => (
-        <ContentEditRow key={`${item.id}:${item.title}:${item.description ?? ""}`} item={item} onChanged={onChanged} />
+        <ContentEditRow key={`${item.id}:${item.title}:${item.description ?? ""}`} item={item} />
       ))}
     </div>
   );
 }
 
-function ContentEditRow({ item, onChanged }: { item: CourseContent; onChanged: () => void }) {
+function ContentEditRow({ item }: { item: CourseContent }) {
   const [title, setTitle] = React.useState(item.title);
   const [description, setDescription] = React.useState(item.description ?? "");
-  const [busy, setBusy] = React.useState(false);
+  const update = useUpdateContent();
+  const busy = update.isPending;
   const dirty = title !== item.title || description !== (item.description ?? "");
   const save = async () => {
-    setBusy(true);
     try {
-      await updateContent(item.id, title, description);
+      await update.mutateAsync({ item, title, description });
       toast.success("Succès", { description: "Le contenu a été mis à jour." });
-      onChanged();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de mettre à jour le contenu.") });
-    } finally {
-      setBusy(false);
     }
   };
   return (

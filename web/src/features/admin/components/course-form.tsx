@@ -7,7 +7,7 @@ import { Textarea } from "@/components/ui/textarea";
 import { NativeSelect } from "@/components/ui/native-select";
 import { FormField } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
-import { createCourse, updateCourse } from "@/features/admin/api/courses";
+import { useSaveCourse } from "@/features/admin/hooks/use-courses";
 import { errorText } from "@/features/admin/lib/errors";
 import type { Course, Visibility } from "@/types/db";
 
@@ -15,14 +15,15 @@ export const TITLE_MIN = 3;
 export const COURSE_TITLE_ERROR = "Le titre doit contenir au moins 3 caractères";
 
 /** Create (no course) or edit a course: title >= 3, description, visibility, optional cover. */
-export function CourseForm({ course, onSaved, idPrefix = "course" }: { course?: Course; onSaved: (course: Course) => void; idPrefix?: string }) {
+export function CourseForm({ course, idPrefix = "course" }: { course?: Course; idPrefix?: string }) {
   const [title, setTitle] = React.useState(course?.title ?? "");
   const [description, setDescription] = React.useState(course?.description ?? "");
   const [visibility, setVisibility] = React.useState<Visibility>(course?.visibility ?? "public");
   const [cover, setCover] = React.useState<File | null>(null);
   const [error, setError] = React.useState<string | undefined>();
   const [coverError, setCoverError] = React.useState<string | undefined>();
-  const [busy, setBusy] = React.useState(false);
+  const save = useSaveCourse(course);
+  const busy = save.isPending;
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -31,10 +32,8 @@ export function CourseForm({ course, onSaved, idPrefix = "course" }: { course?: 
       return;
     }
     setError(undefined);
-    setBusy(true);
     try {
-      const input = { title, description, visibility, cover };
-      const result = course ? await updateCourse(course, input) : await createCourse(input);
+      const result = await save.mutateAsync({ title, description, visibility, cover });
       if (result.coverFailed) toast.warning("Impossible de télécharger l'image de couverture, mais le cours sera créé.");
       toast.success(course ? "Cours mis à jour" : "Cours créé", { description: result.course.title });
       if (!course) {
@@ -43,11 +42,8 @@ export function CourseForm({ course, onSaved, idPrefix = "course" }: { course?: 
         setVisibility("public");
       }
       setCover(null);
-      onSaved(result.course);
     } catch (err) {
       toast.error("Erreur", { description: errorText(err, course ? "Impossible de mettre à jour le cours." : "Failed to create course: Unknown error") });
-    } finally {
-      setBusy(false);
     }
   };
 

@@ -1,12 +1,11 @@
 import * as React from "react";
-import { useQuery } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { CheckCircle2Icon, Loader2Icon, LockIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Badge } from "@/components/ui/badge";
 import { FormField } from "@/components/form-field";
-import { getSchedule, previewUnlockCount, saveSchedule } from "@/features/admin/api/schedule";
+import { useSaveSchedule, useSchedule, useSchedulePreview } from "@/features/admin/hooks/use-schedule";
 import {
   parseWholeNumber,
   PREVIEW_DAYS_MAX,
@@ -20,7 +19,7 @@ import {
   type ScheduleInput,
 } from "@/features/admin/lib/schedule";
 import { errorText } from "@/features/admin/lib/errors";
-import type { CourseContent } from "@/types/db";
+import type { CourseContent, UnlockSchedule } from "@/types/db";
 
 const FIELDS: Array<{ key: ScheduleField; label: string }> = [
   { key: "unlock_interval_days", label: "Intervalle de déblocage (jours)" },
@@ -35,37 +34,26 @@ function hint(key: ScheduleField): string {
 
 /** Edits the course's unlock schedule (created if absent, else updated) with the server's preview. */
 export function ScheduleEditor({ courseId, items }: { courseId: string; items: CourseContent[] }) {
-  const [input, setInput] = React.useState<ScheduleInput>(toInput(SCHEDULE_DEFAULTS));
-  const [errors, setErrors] = React.useState<Partial<Record<ScheduleField, string>>>({});
-  const [exists, setExists] = React.useState<boolean | null>(null);
-  const [busy, setBusy] = React.useState(false);
-  const [daysText, setDaysText] = React.useState("0");
+  const schedule = useSchedule(courseId);
+  if (schedule.isPending) return <p className="text-muted-foreground text-sm" role="status">Chargement du programme...</p>;
+  // A schedule that cannot be read is edited from the defaults, as a course without one.
+  return <ScheduleForm key={courseId} courseId={courseId} items={items} saved={schedule.data ?? null} />;
+}
 
-  React.useEffect(() => {
-    let alive = true;
-    getSchedule(courseId)
-      .then((s) => {
-        if (!alive) return;
-        setExists(!!s);
-        setInput(toInput(s ?? SCHEDULE_DEFAULTS));
-      })
-      .catch(() => alive && setExists(false));
-    return () => {
-      alive = false;
-    };
-  }, [courseId]);
+/** The form starts from the saved schedule (or the defaults) and keeps its values after a save. */
+function ScheduleForm({ courseId, items, saved }: { courseId: string; items: CourseContent[]; saved: UnlockSchedule | null }) {
+  const [input, setInput] = React.useState<ScheduleInput>(() => toInput(saved ?? SCHEDULE_DEFAULTS));
+  const [errors, setErrors] = React.useState<Partial<Record<ScheduleField, string>>>({});
+  const [daysText, setDaysText] = React.useState("0");
+  const save = useSaveSchedule(courseId);
+  const exists = saved !== null;
+  const busy = save.isPending;
 
   const check = validateSchedule(input);
   const parsedDays = parseWholeNumber(daysText);
   const daysError = parsedDays === null || parsedDays < 0 || parsedDays > PREVIEW_DAYS_MAX ? `Entre 0 et ${PREVIEW_DAYS_MAX} jours.` : undefined;
   const previewArgs = check.ok && !daysError ? { values: check.values, days: parsedDays! } : null;
-  const preview = useQuery({
-    queryKey: ["schedule-preview", courseId, items.length, previewArgs],
-    queryFn: () => previewUnlockCount(courseId, previewArgs!.values, previewArgs!.days),
-    enabled: previewArgs !== null,
-    staleTime: Infinity,
-    placeholderData: (previous) => previous,
-  });
+  const preview = useSchedulePreview(courseId, items.length, previewArgs);
   const unlocked = previewArgs ? preview.data : undefined;
 
   const change = (key: ScheduleField, value: string) => {
@@ -73,29 +61,24 @@ export function ScheduleEditor({ courseId, items }: { courseId: string; items: C
     setErrors((e) => ({ ...e, [key]: undefined }));
   };
 
-  const save = async (e: React.FormEvent) => {
+  const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     if (!check.ok) {
       setErrors(check.errors);
       return;
     }
-    setBusy(true);
     try {
-      await saveSchedule(courseId, check.values);
+      await save.mutateAsync(check.values);
       setInput(toInput(check.values));
-      setExists(true);
       toast.success("Programme de déblocage enregistré", { description: `${scheduleSummary(check.values)}.` });
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de sauvegarder le programme de déblocage.") });
-    } finally {
-      setBusy(false);
     }
   };
 
-  if (exists === null) return <p className="text-muted-foreground text-sm" role="status">Chargement du programme...</p>;
   return (
     <div className="grid gap-6 lg:grid-cols-2">
-      <form className="grid content-start gap-4" onSubmit={save} noValidate aria-label="Programme de déblocage">
+      <form className="grid content-start gap-4" onSubmit={submit} noValidate aria-label="Programme de déblocage">
         <p className="text-muted-foreground text-sm">
           {exists
             ? "Ce cours a un programme de déblocage actif : les leçons s'ouvrent une à une à partir de l'accès de chaque apprenant."

@@ -1,37 +1,60 @@
-import * as React from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
+import { courseKeys } from "@/features/courses";
 import { listAllCourses } from "@/features/admin/api/access";
-import { deleteCourse } from "@/features/admin/api/courses";
+import { createCourse, deleteCourse, updateCourse, type CourseInput } from "@/features/admin/api/courses";
+import { ADMIN_STALE_TIME, adminKeys } from "@/features/admin/hooks/keys";
+import { useFailureToast } from "@/features/admin/hooks/use-failure-toast";
 import { errorText } from "@/features/admin/lib/errors";
 import type { Course } from "@/types/db";
 
-/** The admin course list with reload and a confirmed delete. */
+/** Every course, newest first; a failed read says so in a toast (the list keeps its spinner). */
 export function useAdminCourses() {
-  const [courses, setCourses] = React.useState<Course[] | null>(null);
-  const [error, setError] = React.useState<string | null>(null);
-  const reload = React.useCallback(async () => {
-    try {
-      setCourses(await listAllCourses());
-      setError(null);
-    } catch (e) {
-      setError(errorText(e, "Impossible de charger les cours"));
-      toast.error("Erreur", { description: "Impossible de charger les cours" });
-    }
-  }, []);
-  React.useEffect(() => {
-    void reload();
-  }, [reload]);
-  const remove = React.useCallback(
-    async (course: Course) => {
-      try {
-        await deleteCourse(course);
-        toast.success("Cours supprimé", { description: course.title });
-        await reload();
-      } catch (e) {
-        toast.error("Erreur", { description: errorText(e, "Impossible de supprimer le cours.") });
-      }
+  const query = useQuery({ queryKey: adminKeys.courses, queryFn: listAllCourses, staleTime: ADMIN_STALE_TIME });
+  useFailureToast(query.error, "Impossible de charger les cours");
+  return query;
+}
+
+/**
+ * Creates a course (no `course`) or updates it. The saved row replaces the cached one at once,
+ * and the course lists and screens are read again before the mutation settles.
+ */
+export function useSaveCourse(course?: Course) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CourseInput) => (course ? updateCourse(course, input) : createCourse(input)),
+    onSuccess: ({ course: saved }) => {
+      queryClient.setQueryData(adminKeys.course(saved.id), saved);
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey: courseKeys.all }),
+        queryClient.invalidateQueries({ queryKey: adminKeys.courseScreens(saved.id) }),
+      ]);
     },
-    [reload],
-  );
-  return { courses, error, reload, remove };
+  });
+}
+
+/** Deletes a course with its lessons' files and cover; the course lists and access rows are read again before it settles. */
+export function useDeleteCourse() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (course: Course) => deleteCourse(course),
+    onSuccess: (_data, course) => {
+      queryClient.removeQueries({ queryKey: adminKeys.courseScreens(course.id) });
+      // Its access rows went with it (the users table's dot).
+      return Promise.all([queryClient.invalidateQueries({ queryKey: courseKeys.all }), queryClient.invalidateQueries({ queryKey: adminKeys.access })]);
+    },
+  });
+}
+
+/** The confirmed delete of the course lists: the outcome is said in a toast. */
+export function useCourseRemoval(): (course: Course) => Promise<void> {
+  const { mutateAsync } = useDeleteCourse();
+  return async (course) => {
+    try {
+      await mutateAsync(course);
+      toast.success("Cours supprimé", { description: course.title });
+    } catch (e) {
+      toast.error("Erreur", { description: errorText(e, "Impossible de supprimer le cours.") });
+    }
+  };
 }
