@@ -1,5 +1,5 @@
 import { supabase } from "@/lib/supabase";
-import type { Profile, ProfileUpdate, Role } from "@/types/db";
+import type { Profile, ProfileUpdate } from "@/types/db";
 
 /** All profiles, newest first (admin users list). */
 export async function listProfiles(): Promise<Profile[]> {
@@ -21,16 +21,9 @@ async function patchProfile(userId: string, patch: ProfileUpdate): Promise<void>
   if (count === 0) throw new Error("Aucune ligne modifiée");
 }
 
+/** Details, payment or role: one patch of the profile row. */
 export function updateUser(userId: string, patch: ProfileUpdate): Promise<void> {
   return patchProfile(userId, patch);
-}
-
-export function updatePayment(userId: string, patch: Pick<ProfileUpdate, "paid" | "date_paid" | "expire_date">): Promise<void> {
-  return patchProfile(userId, patch);
-}
-
-export function setRole(userId: string, role: Role): Promise<void> {
-  return patchProfile(userId, { role });
 }
 
 /** Ids of users with any access row (course, book or full access): the table's dot. */

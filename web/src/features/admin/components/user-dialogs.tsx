@@ -11,7 +11,7 @@ import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, D
 import { FormField } from "@/components/form-field";
 import { STUDENT_LEVELS } from "@/features/auth";
 import { subscriptionStatus, type SubscriptionStatus } from "@/features/profile";
-import { setRole, updatePayment, updateUser } from "@/features/admin/api/users";
+import { useUpdateUser } from "@/features/admin/hooks/use-users";
 import { paymentPatch, toDateInput, userEditPatch } from "@/features/admin/lib/users";
 import { errorText } from "@/features/admin/lib/errors";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
@@ -21,12 +21,11 @@ import type { Profile } from "@/types/db";
 interface DialogProps {
   user: Profile;
   onClose: () => void;
-  onSaved: () => void;
 }
 
 const displayName = (u: Profile) => u.full_name || u.email || "cet utilisateur";
 
-export function EditUserDialog({ user, onClose, onSaved }: DialogProps) {
+export function EditUserDialog({ user, onClose }: DialogProps) {
   const [values, setValues] = React.useState({
     full_name: user.full_name ?? "",
     country: user.country ?? "",
@@ -34,21 +33,18 @@ export function EditUserDialog({ user, onClose, onSaved }: DialogProps) {
     student_role: user.student_role ?? "debutant",
     agent: !!user.agent,
   });
-  const [busy, setBusy] = React.useState(false);
+  const update = useUpdateUser(user.id);
+  const busy = update.isPending;
   const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
     try {
-      await updateUser(user.id, userEditPatch(values));
+      await update.mutateAsync(userEditPatch(values));
       toast.success("Succès", { description: "Le profil de l'utilisateur a été mis à jour." });
-      onSaved();
       onClose();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de mettre à jour l'utilisateur.") });
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -118,26 +114,23 @@ function StatusBlock({ status }: { status: SubscriptionStatus }) {
   );
 }
 
-export function PaymentDialog({ user, onClose, onSaved }: DialogProps) {
+export function PaymentDialog({ user, onClose }: DialogProps) {
   const [paid, setPaid] = React.useState(!!user.paid);
   const [datePaid, setDatePaid] = React.useState(toDateInput(user.date_paid));
   const [expireDate, setExpireDate] = React.useState(toDateInput(user.expire_date));
-  const [busy, setBusy] = React.useState(false);
+  const update = useUpdateUser(user.id);
+  const busy = update.isPending;
   const patch = paymentPatch(paid, datePaid, expireDate);
   const status = subscriptionStatus(patch.paid, patch.expire_date);
 
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
-    setBusy(true);
     try {
-      await updatePayment(user.id, patch);
+      await update.mutateAsync(patch);
       toast.success("Succès", { description: "Le paiement a été mis à jour." });
-      onSaved();
       onClose();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de mettre à jour le paiement.") });
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -176,7 +169,7 @@ export function PaymentDialog({ user, onClose, onSaved }: DialogProps) {
   );
 }
 
-export function PaymentInfoDialog({ user, onClose }: Omit<DialogProps, "onSaved">) {
+export function PaymentInfoDialog({ user, onClose }: DialogProps) {
   const status = subscriptionStatus(user.paid, user.expire_date);
   return (
     <Dialog open onOpenChange={(o) => !o && onClose()}>
@@ -202,13 +195,13 @@ export function PaymentInfoDialog({ user, onClose }: Omit<DialogProps, "onSaved"
   );
 }
 
-export function RoleDialog({ user, onClose, onSaved, kind }: DialogProps & { kind: "promote" | "demote" }) {
+export function RoleDialog({ user, onClose, kind }: DialogProps & { kind: "promote" | "demote" }) {
   const promote = kind === "promote";
+  const update = useUpdateUser(user.id);
   const confirm = async () => {
     try {
-      await setRole(user.id, promote ? "admin" : "user");
+      await update.mutateAsync({ role: promote ? "admin" : "user" });
       toast.success("Succès", { description: promote ? `${displayName(user)} est maintenant administrateur.` : `${displayName(user)} n'est plus administrateur.` });
-      onSaved();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, promote ? "Impossible de promouvoir cet utilisateur." : "Impossible de rétrograder cet utilisateur.") });
     } finally {

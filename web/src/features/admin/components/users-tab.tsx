@@ -11,11 +11,11 @@ import { EmptyState, PageSpinner } from "@/components/layout/page-states";
 import { STUDENT_LEVELS } from "@/features/auth";
 import { whatsappLink } from "@/features/contact";
 import { subscriptionStatus } from "@/features/profile";
-import { listProfiles, usersWithAccess } from "@/features/admin/api/users";
 import { emptyUsersText, filterUsers, NO_FILTERS, userStats, type PaidFilter, type RoleFilter, type UserFilters } from "@/features/admin/lib/users";
 import { EditUserDialog, PaymentDialog, PaymentInfoDialog, RoleDialog } from "@/features/admin/components/user-dialogs";
 import { AccessDialog } from "@/features/admin/components/access-dialog";
 import { useWide } from "@/features/admin/hooks/use-wide";
+import { useAdminUsers } from "@/features/admin/hooks/use-users";
 import { formatDateFr } from "@/lib/format";
 import { cn } from "@/lib/utils";
 import type { Profile } from "@/types/db";
@@ -23,27 +23,10 @@ import type { Profile } from "@/types/db";
 type DialogKind = "edit" | "access" | "payment" | "payment-info" | "promote" | "demote";
 
 export function UsersTab() {
-  const [users, setUsers] = React.useState<Profile[] | null>(null);
-  const [withAccess, setWithAccess] = React.useState<Set<string>>(new Set());
-  const [error, setError] = React.useState<string | null>(null);
+  const { users, withAccess, error } = useAdminUsers();
   const [filters, setFilters] = React.useState<UserFilters>(NO_FILTERS);
   const [expanded, setExpanded] = React.useState<string | null>(null);
   const [dialog, setDialog] = React.useState<{ kind: DialogKind; user: Profile } | null>(null);
-
-  const load = React.useCallback(async () => {
-    try {
-      const [list, access] = await Promise.all([listProfiles(), usersWithAccess()]);
-      setUsers(list);
-      setWithAccess(access);
-      setError(null);
-    } catch (e) {
-      setError(e instanceof Error && e.message ? e.message : "Impossible de charger les utilisateurs.");
-    }
-  }, []);
-
-  React.useEffect(() => {
-    void load();
-  }, [load]);
 
   const visible = React.useMemo(() => filterUsers(users ?? [], filters), [users, filters]);
   const stats = React.useMemo(() => userStats(users ?? []), [users]);
@@ -117,11 +100,11 @@ export function UsersTab() {
         </div>
       )}
 
-      {dialog?.kind === "edit" && <EditUserDialog user={dialog.user} onClose={close} onSaved={() => void load()} />}
-      {dialog?.kind === "payment" && <PaymentDialog user={dialog.user} onClose={close} onSaved={() => void load()} />}
+      {dialog?.kind === "edit" && <EditUserDialog user={dialog.user} onClose={close} />}
+      {dialog?.kind === "payment" && <PaymentDialog user={dialog.user} onClose={close} />}
       {dialog?.kind === "payment-info" && <PaymentInfoDialog user={dialog.user} onClose={close} />}
-      {(dialog?.kind === "promote" || dialog?.kind === "demote") && <RoleDialog kind={dialog.kind} user={dialog.user} onClose={close} onSaved={() => void load()} />}
-      {dialog?.kind === "access" && <AccessDialog userId={dialog.user.id} onClose={() => { close(); void load(); }} />}
+      {(dialog?.kind === "promote" || dialog?.kind === "demote") && <RoleDialog kind={dialog.kind} user={dialog.user} onClose={close} />}
+      {dialog?.kind === "access" && <AccessDialog userId={dialog.user.id} onClose={close} />}
     </div>
   );
 }
