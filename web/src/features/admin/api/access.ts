@@ -112,3 +112,28 @@ export async function bulkGrantCourses(userId: string, courseIds: string[]): Pro
     if (error && error.code !== "23505") throw new Error(error.message);
   }
 }
+
+/** One access change for a user, as the access dialog asks it. */
+export type AccessWrite =
+  | { target: "course" | "book"; id: string; grant: boolean }
+  | { target: "content"; id: string; courseId: string; grant: boolean }
+  | { target: "bulk"; grant: boolean; courseIds: string[]; content: Array<{ id: string; course_id: string }> };
+
+export async function applyAccessWrite(userId: string, write: AccessWrite): Promise<void> {
+  switch (write.target) {
+    case "course":
+      return write.grant ? grantCourse(userId, write.id) : revokeCourse(userId, write.id);
+    case "book":
+      return write.grant ? grantBook(userId, write.id) : revokeBook(userId, write.id);
+    case "content":
+      return write.grant ? grantContent(userId, write.courseId, write.id) : revokeContent(userId, write.id);
+    case "bulk":
+      if (write.grant) {
+        await bulkGrantCourses(userId, write.courseIds);
+        await bulkGrantContent(userId, write.content);
+      } else {
+        for (const id of write.courseIds) await revokeCourse(userId, id);
+        await bulkRevokeContent(userId, write.content.map((c) => c.id));
+      }
+  }
+}

@@ -1,4 +1,5 @@
 import * as React from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
 import { ChevronDownIcon, ChevronRightIcon, Loader2Icon, LockIcon, RefreshCwIcon, UnlockIcon } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
@@ -8,78 +9,43 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { fileTypeLabel } from "@/features/lessons";
-import { getProfile } from "@/features/admin/api/users";
-import {
-  bulkGrantContent,
-  bulkGrantCourses,
-  bulkRevokeContent,
-  grantBook,
-  grantContent,
-  grantCourse,
-  listAllCourses,
-  listBooksByTitle,
-  listContentInOrder,
-  loadAccessSummary,
-  revokeBook,
-  revokeContent,
-  revokeCourse,
-  type AccessSummary,
-} from "@/features/admin/api/access";
+import type { AccessWrite } from "@/features/admin/api/access";
+import { accessWriteKey, useAccessData, useAccessWrite, useUnfoldedLessons } from "@/features/admin/hooks/use-access";
+import { lessonsQuery } from "@/features/admin/hooks/use-course-content";
 import { bulkConfirmText, canApplyBulk, INITIAL_SELECTION, selectionReducer, type BulkKind } from "@/features/admin/lib/selection";
 import { errorText } from "@/features/admin/lib/errors";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { useWide } from "@/features/admin/hooks/use-wide";
-import type { Book, Course, CourseContent, Profile } from "@/types/db";
+import type { Book, Course, CourseContent } from "@/types/db";
 
 const courseKey = (id: string) => `course:${id}`;
 const contentKey = (id: string) => `content:${id}`;
 
 /** Per-user access management: courses, single lessons and books; bulk mode on lessons. */
 export function AccessDialog({ userId, onClose }: { userId: string; onClose: () => void }) {
-  const [profile, setProfile] = React.useState<Profile | null>(null);
-  const [courses, setCourses] = React.useState<Course[]>([]);
-  const [books, setBooks] = React.useState<Book[]>([]);
-  const [summary, setSummary] = React.useState<AccessSummary | null>(null);
-  const [loading, setLoading] = React.useState(true);
-  const [expanded, setExpanded] = React.useState<Record<string, CourseContent[] | "loading">>({});
+  const queryClient = useQueryClient();
+  const { profile, courses, books, summary, loading, fetching, refetch } = useAccessData(userId);
+  const write = useAccessWrite(userId);
+  // The courses unfolded to show their lessons, in the order they were opened.
+  const [unfolded, setUnfolded] = React.useState<string[]>([]);
+  const expanded = useUnfoldedLessons(unfolded);
   const [selection, dispatch] = React.useReducer(selectionReducer, INITIAL_SELECTION);
   const [confirm, setConfirm] = React.useState<BulkKind | null>(null);
-  const [busy, setBusy] = React.useState<string | null>(null);
+  const busy = write.isPending && write.variables ? accessWriteKey(write.variables) : null;
   // Narrow screens drop the Type columns: the badge follows the title instead.
   const wide = useWide();
 
-  const load = React.useCallback(async () => {
-    setLoading(true);
-    try {
-      const [p, c, b, s] = await Promise.all([getProfile(userId), listAllCourses(), listBooksByTitle(), loadAccessSummary(userId)]);
-      setProfile(p);
-      setCourses(c);
-      setBooks(b);
-      setSummary(s);
-    } catch (error) {
-      toast.error("Erreur", { description: errorText(error, "Impossible de charger les données d'accès.") });
-    } finally {
-      setLoading(false);
-    }
-  }, [userId]);
-
-  React.useEffect(() => {
-    void load();
-  }, [load]);
-
-  const refreshSummary = async () => setSummary(await loadAccessSummary(userId));
-
   const toggleExpand = async (courseId: string) => {
-    if (expanded[courseId]) {
-      setExpanded(({ [courseId]: _, ...rest }) => rest);
+    const fold = () => setUnfolded((ids) => ids.filter((id) => id !== courseId));
+    if (unfolded.includes(courseId)) {
+      fold();
       return;
     }
-    setExpanded((e) => ({ ...e, [courseId]: "loading" }));
+    setUnfolded((ids) => [...ids, courseId]);
     try {
-      const items = await listContentInOrder(courseId);
-      setExpanded((e) => ({ ...e, [courseId]: items }));
+      await queryClient.fetchQuery(lessonsQuery(courseId));
     } catch (error) {
-      setExpanded(({ [courseId]: _, ...rest }) => rest);
+      fold();
       toast.error("Erreur", { description: errorText(error, "Impossible de charger les données.") });
     }
   };
@@ -91,31 +57,27 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
   const contentIds = summary?.contentIds ?? new Set<string>();
   const loadedContent = Object.values(expanded).flatMap((v) => (v === "loading" ? [] : v));
 
-  const act = async (key: string, run: () => Promise<void>, success: string, description: string, fallback: string) => {
-    setBusy(key);
+  const act = async (change: AccessWrite, description: string, fallback: string) => {
     try {
-      await run();
-      toast.success(success, { description });
-      await refreshSummary();
+      await write.mutateAsync(change);
+      toast.success(change.grant ? "Accès accordé" : "Accès révoqué", { description });
     } catch (error) {
       toast.error("Erreur lors de la modification de l'accès", { description: errorText(error, fallback) });
-    } finally {
-      setBusy(null);
     }
   };
 
-  const toggleCourse = (c: Course) =>
-    courseIds.has(c.id)
-      ? act(courseKey(c.id), () => revokeCourse(userId, c.id), "Accès révoqué", `L'accès au cours « ${c.title} » a été révoqué.`, "Impossible de mettre à jour l'accès au cours.")
-      : act(courseKey(c.id), () => grantCourse(userId, c.id), "Accès accordé", `L'accès au cours « ${c.title} » a été accordé.`, "Impossible de mettre à jour l'accès au cours.");
-  const toggleBook = (b: Book) =>
-    bookIds.has(b.id)
-      ? act(`book:${b.id}`, () => revokeBook(userId, b.id), "Accès révoqué", `L'accès au livre « ${b.title} » a été révoqué.`, "Impossible de mettre à jour l'accès au livre.")
-      : act(`book:${b.id}`, () => grantBook(userId, b.id), "Accès accordé", `L'accès au livre « ${b.title} » a été accordé.`, "Impossible de mettre à jour l'accès au livre.");
-  const toggleContent = (item: CourseContent) =>
-    contentIds.has(item.id)
-      ? act(contentKey(item.id), () => revokeContent(userId, item.id), "Accès révoqué", `L'accès à « ${item.title} » a été révoqué.`, "Une erreur s'est produite")
-      : act(contentKey(item.id), () => grantContent(userId, item.course_id, item.id), "Accès accordé", `L'accès à « ${item.title} » a été accordé.`, "Une erreur s'est produite");
+  const toggleCourse = (c: Course) => {
+    const grant = !courseIds.has(c.id);
+    return act({ target: "course", id: c.id, grant }, `L'accès au cours « ${c.title} » a été ${grant ? "accordé" : "révoqué"}.`, "Impossible de mettre à jour l'accès au cours.");
+  };
+  const toggleBook = (b: Book) => {
+    const grant = !bookIds.has(b.id);
+    return act({ target: "book", id: b.id, grant }, `L'accès au livre « ${b.title} » a été ${grant ? "accordé" : "révoqué"}.`, "Impossible de mettre à jour l'accès au livre.");
+  };
+  const toggleContent = (item: CourseContent) => {
+    const grant = !contentIds.has(item.id);
+    return act({ target: "content", id: item.id, courseId: item.course_id, grant }, `L'accès à « ${item.title} » a été ${grant ? "accordé" : "révoqué"}.`, "Une erreur s'est produite");
+  };
 
   const askBulk = (kind: BulkKind) => {
     if (!canApplyBulk(selection)) {
@@ -129,25 +91,15 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
     const keys = [...selection.selected];
     const selectedCourses = keys.filter((k) => k.startsWith("course:")).map((k) => k.slice(7));
     const selectedContent = loadedContent.filter((c) => selection.selected.has(contentKey(c.id)));
-    setBusy("bulk");
     try {
-      if (kind === "grant") {
-        await bulkGrantCourses(userId, selectedCourses);
-        await bulkGrantContent(userId, selectedContent);
-      } else {
-        for (const id of selectedCourses) await revokeCourse(userId, id);
-        await bulkRevokeContent(userId, selectedContent.map((c) => c.id));
-      }
+      await write.mutateAsync({ target: "bulk", grant: kind === "grant", courseIds: selectedCourses, content: selectedContent });
       const n = keys.length;
       toast.success(kind === "grant" ? "Accès accordé" : "Accès révoqué", {
         description: `${kind === "grant" ? "Accès accordé à" : "Accès révoqué pour"} ${n} élément${n > 1 ? "s" : ""}.`,
       });
       dispatch({ type: "done" });
-      await refreshSummary();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, `Impossible de ${kind === "grant" ? "accorder" : "révoquer"} l'accès aux contenus sélectionnés.`) });
-    } finally {
-      setBusy(null);
     }
   };
 
@@ -169,11 +121,11 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
             {bookIds.size} livre{bookIds.size > 1 ? "s" : ""} accessible{bookIds.size > 1 ? "s" : ""}
           </Badge>
           {summary?.hasFullAccess && <Badge variant="success">Accès complet</Badge>}
-          <Button variant="outline" size="sm" className="ml-auto" onClick={() => void load()} disabled={loading}>
-            <RefreshCwIcon className={loading ? "animate-spin" : undefined} aria-hidden /> Actualiser
+          <Button variant="outline" size="sm" className="ml-auto" onClick={() => void refetch()} disabled={fetching}>
+            <RefreshCwIcon className={fetching ? "animate-spin" : undefined} aria-hidden /> Actualiser
           </Button>
         </div>
-        {loading && !summary ? (
+        {loading ? (
           <p className="text-muted-foreground flex items-center gap-2 py-6 text-sm" role="status">
             <Loader2Icon className="size-4 animate-spin" aria-hidden /> Chargement des accès...
           </p>
