@@ -10,8 +10,7 @@ import { FormField } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
 import { BookCover, bookCoverUrl } from "@/features/books";
-import { listBooksByTitle } from "@/features/admin/api/access";
-import { deleteBookEverywhere, uploadBook } from "@/features/admin/api/books";
+import { useAdminBooks, useDeleteBookEverywhere, useUploadBook } from "@/features/admin/hooks/use-books";
 import { errorText } from "@/features/admin/lib/errors";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { formatDateFr, formatFileSize } from "@/lib/format";
@@ -27,26 +26,15 @@ interface BookErrors {
 const isPdf = (f: File) => f.type === "application/pdf" || /\.pdf$/i.test(f.name);
 
 export function BooksTab() {
-  const [books, setBooks] = React.useState<Book[] | null>(null);
+  const query = useAdminBooks();
+  const books = query.data ?? (query.isError ? [] : null);
+  const deletion = useDeleteBookEverywhere();
   const [toDelete, setToDelete] = React.useState<Book | null>(null);
-
-  const load = React.useCallback(async () => {
-    try {
-      setBooks(await listBooksByTitle());
-    } catch {
-      setBooks([]);
-      toast.error("Erreur", { description: "Impossible de charger les livres" });
-    }
-  }, []);
-  React.useEffect(() => {
-    void load();
-  }, [load]);
 
   const remove = async (book: Book) => {
     try {
-      await deleteBookEverywhere(book);
+      await deletion.mutateAsync(book);
       toast.success("Livre supprimé", { description: book.title });
-      await load();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de supprimer le livre.") });
     }
@@ -60,7 +48,7 @@ export function BooksTab() {
           <CardDescription>Un PDF et, si vous le souhaitez, une image de couverture.</CardDescription>
         </CardHeader>
         <CardContent>
-          <BookUploadForm onUploaded={() => void load()} />
+          <BookUploadForm />
         </CardContent>
       </Card>
       <section aria-labelledby="admin-books-title" className="min-w-0">
@@ -107,15 +95,16 @@ export function BooksTab() {
   );
 }
 
-function BookUploadForm({ onUploaded }: { onUploaded: () => void }) {
+function BookUploadForm() {
   const [title, setTitle] = React.useState("");
   const [description, setDescription] = React.useState("");
   const [pages, setPages] = React.useState("1");
   const [file, setFile] = React.useState<File | null>(null);
   const [cover, setCover] = React.useState<File | null>(null);
   const [errors, setErrors] = React.useState<BookErrors>({});
-  const [failure, setFailure] = React.useState<string | null>(null);
-  const [busy, setBusy] = React.useState(false);
+  const upload = useUploadBook();
+  const failure = upload.error ? errorText(upload.error, "Une erreur s'est produite lors du téléchargement") : null;
+  const busy = upload.isPending;
   const formRef = React.useRef<HTMLFormElement>(null);
 
   const submit = async (e: React.FormEvent) => {
@@ -129,11 +118,10 @@ function BookUploadForm({ onUploaded }: { onUploaded: () => void }) {
     else if (!isPdf(file)) next.file = "Seuls les fichiers PDF sont acceptés";
     if (cover && !cover.type.startsWith("image/")) next.cover = "Seuls les fichiers image sont acceptés pour la couverture";
     setErrors(next);
-    setFailure(null);
+    upload.reset();
     if (Object.keys(next).length) return;
-    setBusy(true);
     try {
-      await uploadBook({ title, description, pages: pageCount, file, cover });
+      await upload.mutateAsync({ title, description, pages: pageCount, file, cover });
       toast.success("Livre téléchargé", { description: title.trim() });
       setTitle("");
       setDescription("");
@@ -141,11 +129,8 @@ function BookUploadForm({ onUploaded }: { onUploaded: () => void }) {
       setFile(null);
       setCover(null);
       formRef.current?.reset();
-      onUploaded();
-    } catch (error) {
-      setFailure(errorText(error, "Une erreur s'est produite lors du téléchargement"));
-    } finally {
-      setBusy(false);
+    } catch {
+      // Shown above the form (the mutation's error).
     }
   };
 

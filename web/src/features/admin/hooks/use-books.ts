@@ -1,0 +1,34 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { bookKeys } from "@/features/books";
+import { listBooksByTitle } from "@/features/admin/api/access";
+import { deleteBookEverywhere, uploadBook, type BookInput } from "@/features/admin/api/books";
+import { ADMIN_STALE_TIME, adminKeys } from "@/features/admin/hooks/keys";
+import { useFailureToast } from "@/features/admin/hooks/use-failure-toast";
+import type { Book } from "@/types/db";
+
+/** Every book by title; a failed read says so in a toast (the list then shows empty). */
+export function useAdminBooks() {
+  const query = useQuery({ queryKey: adminKeys.books, queryFn: listBooksByTitle, staleTime: ADMIN_STALE_TIME });
+  useFailureToast(query.error, "Impossible de charger les livres");
+  return query;
+}
+
+// Both writes read every book list again (the shelf too) before they settle.
+
+/** Stores the PDF and the optional cover, then the row. */
+export function useUploadBook() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: BookInput) => uploadBook(input),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: bookKeys.all }),
+  });
+}
+
+/** Removes the book's access rows, files and row. */
+export function useDeleteBookEverywhere() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (book: Book) => deleteBookEverywhere(book),
+    onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: bookKeys.all }), queryClient.invalidateQueries({ queryKey: adminKeys.access })]),
+  });
+}
