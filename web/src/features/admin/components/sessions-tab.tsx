@@ -1,57 +1,35 @@
-import * as React from "react";
 import { toast } from "sonner";
 import { LaptopIcon, RefreshCwIcon } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
-import { listAllSessions, terminateSession, type DeviceSession } from "@/features/sessions";
+import { useTerminateSession, type DeviceSession } from "@/features/sessions";
 import { useAuth } from "@/features/auth";
 import { errorText } from "@/features/admin/lib/errors";
 import { useWide } from "@/features/admin/hooks/use-wide";
+import { useAdminSessions } from "@/features/admin/hooks/use-admin-sessions";
 import { formatDateTimeFr } from "@/lib/format";
-
-export const ADMIN_SESSIONS_REFRESH_MS = 60_000;
 
 /** Every connected device, refreshed every 60 s; terminating signs that device out. */
 export function SessionsTab() {
   const { isAdmin, signOut } = useAuth();
-  const [sessions, setSessions] = React.useState<DeviceSession[] | null>(null);
-  const [busy, setBusy] = React.useState<string | null>(null);
+  const query = useAdminSessions(isAdmin);
+  const sessions = query.data ?? (query.isError ? [] : null);
+  const end = useTerminateSession();
+  const busy = end.isPending ? end.variables?.id : null;
   const wide = useWide();
-
-  const load = React.useCallback(async () => {
-    try {
-      setSessions(await listAllSessions());
-    } catch (error) {
-      setSessions((s) => s ?? []);
-      toast.error("Erreur", { description: errorText(error, "Impossible de charger les sessions.") });
-    }
-  }, []);
-
-  React.useEffect(() => {
-    if (!isAdmin) return;
-    void load();
-    const timer = window.setInterval(() => void load(), ADMIN_SESSIONS_REFRESH_MS);
-    return () => window.clearInterval(timer);
-  }, [isAdmin, load]);
 
   if (!isAdmin) return <p className="text-destructive text-sm">Accès non autorisé. Seuls les administrateurs peuvent voir cette page.</p>;
 
   const terminate = async (s: DeviceSession) => {
-    setBusy(s.id);
     try {
-      await terminateSession(s.id);
+      // The list is read again before this resolves, except for this device (signed out below).
+      await end.mutateAsync(s);
       toast.success("Session terminée", { description: `${s.device_name ?? "Appareil"} — ${s.user_email ?? ""}` });
-      if (s.is_this_device) {
-        await signOut();
-        return;
-      }
-      await load();
+      if (s.is_this_device) await signOut();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de terminer la session.") });
-    } finally {
-      setBusy(null);
     }
   };
 
@@ -59,7 +37,7 @@ export function SessionsTab() {
     <div className="space-y-3">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-muted-foreground text-sm">Chaque compte peut être connecté sur 2 appareils au maximum. La liste se met à jour toutes les 60 secondes.</p>
-        <Button variant="outline" size="sm" onClick={() => void load()}>
+        <Button variant="outline" size="sm" onClick={() => void query.refetch()}>
           <RefreshCwIcon aria-hidden /> Actualiser
         </Button>
       </div>
