@@ -1,10 +1,9 @@
 import * as React from "react";
-import { Link, NavLink, useLocation, useNavigate } from "react-router-dom";
+import { Link, NavLink, useLocation } from "react-router-dom";
 import { GraduationCapIcon, LogOutIcon, MenuIcon, UserIcon, XIcon } from "lucide-react";
-import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { ThemeToggle } from "@/components/theme/theme-toggle";
-import { useAuth } from "@/features/auth";
+import { useAuth, useLogout } from "@/features/auth";
 import { useUnreadCount } from "@/features/messages";
 import { SITE_NAME } from "@/config/app";
 import { cn } from "@/lib/utils";
@@ -16,9 +15,8 @@ interface NavItem {
 }
 
 export function Header() {
-  const { user, isAdmin, isOwner, signOut } = useAuth();
+  const { user, isAdmin, isOwner } = useAuth();
   const location = useLocation();
-  const navigate = useNavigate();
   const [open, setOpen] = React.useState(false);
   const unread = useUnreadCount(user?.id ?? null);
   const showDot = unread > 0 && location.pathname !== "/messages";
@@ -34,15 +32,7 @@ export function Header() {
   if (user) items.push({ to: "/messages", label: "Messages", dot: showDot });
   if (isAdmin || isOwner) items.push({ to: "/admin", label: "Admin" });
 
-  const logout = async () => {
-    try {
-      await signOut();
-      toast.success("Déconnexion réussie");
-      navigate("/");
-    } catch {
-      toast.error("Erreur lors de la déconnexion");
-    }
-  };
+  const logout = useLogout();
 
   const linkClass = ({ isActive }: { isActive: boolean }) =>
     cn(

@@ -1,5 +1,5 @@
 import * as React from "react";
-import { Navigate, useNavigate } from "react-router-dom";
+import { Navigate } from "react-router-dom";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { toast } from "sonner";
@@ -13,7 +13,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
 import { PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { useAuth, updatePassword, PasswordInput, newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth";
+import { useAuth, useLogout, updatePassword, PasswordInput, newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth";
 import { useUpdateProfile, subscriptionStatus, type ProfileValues } from "@/features/profile";
 import { DevicesCard } from "@/features/sessions";
 import { formatDateFr } from "@/lib/format";
@@ -21,23 +21,13 @@ import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Account() {
   useDocumentTitle("Mon compte");
-  const { loading, user, profile, isAdmin, signOut } = useAuth();
-  const navigate = useNavigate();
+  const { loading, user, profile, isAdmin } = useAuth();
+  const logout = useLogout();
   if (loading) return <PageSpinner />;
   if (!user) return <Navigate to="/connexion" replace />;
 
   const name = profile?.full_name || (user.user_metadata?.full_name as string | undefined) || user.email || "";
   const level = STUDENT_LEVELS.find((l) => l.value === profile?.student_role)?.label ?? "student";
-
-  const logout = async () => {
-    try {
-      await signOut();
-      toast.success("Déconnexion réussie");
-      navigate("/");
-    } catch {
-      toast.error("Erreur lors de la déconnexion");
-    }
-  };
 
   return (
     <PageContainer className="max-w-5xl">

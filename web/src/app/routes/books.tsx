@@ -36,7 +36,7 @@ export default function Books() {
   const [selected, setSelected] = React.useState<Book | null>(null);
   const [downloading, setDownloading] = React.useState<string | null>(null);
   const [toDelete, setToDelete] = React.useState<Book | null>(null);
-  useErrorToast(shelf, "Impossible de charger les livres.");
+  useErrorToast(shelf.error, "Impossible de charger les livres.");
   // A retry after a failure shows the skeleton again.
   const status: Status = shelf.isError && !shelf.isFetching ? "error" : shelf.data && !shelf.isError ? "ready" : "loading";
   const books = shelf.data?.books ?? [];

@@ -20,7 +20,7 @@ export default function Courses() {
   const userId = user?.id ?? null;
   const query = useVisibleCourses(userId, !authLoading);
   const [search, setSearch] = React.useState("");
-  useErrorToast(query, "Impossible de charger les cours.");
+  useErrorToast(query.error, "Impossible de charger les cours.");
   // A read after a failure shows the skeleton again; a refresh keeps the list while it reads.
   const status = query.isError && !query.isFetching ? "error" : query.data && !query.isError ? "ready" : "loading";
   const refreshing = status === "ready" && query.isFetching;

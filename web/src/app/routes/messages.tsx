@@ -24,7 +24,7 @@ export default function Messages() {
 
 function LearnerInbox({ userId }: { userId: string }) {
   const query = useDesignatedAdmin();
-  useErrorToast(query, "Failed to load users");
+  useErrorToast(query.error, "Failed to load users");
   // undefined while loading; null when none is designated or the read failed.
   const admin = query.isError ? null : query.data;
   if (admin === undefined) return <PageSpinner label="Chargement de la conversation..." />;
@@ -39,7 +39,7 @@ function LearnerInbox({ userId }: { userId: string }) {
 
 function AdminInbox({ userId }: { userId: string }) {
   const query = useLearners();
-  useErrorToast(query, "Failed to load users");
+  useErrorToast(query.error, "Failed to load users");
   // null while loading; a failed read lists nobody.
   const users = query.isError ? [] : (query.data ?? null);
   const [selected, setSelected] = React.useState<Peer | null>(null);

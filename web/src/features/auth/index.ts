@@ -27,3 +27,4 @@ export {
   signUpErrorMessage,
 } from "./lib/errors";
 export { greeting, isNewAccount } from "./lib/greeting";
+export { useLogout } from "./hooks/use-logout";

@@ -1,5 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
-import { listAllSessions, sessionKeys } from "@/features/sessions";
+import { useAllSessions } from "@/features/sessions";
 import { ADMIN_STALE_TIME } from "@/features/admin/hooks/keys";
 import { useFailureToast } from "@/features/admin/hooks/use-failure-toast";
 
@@ -8,7 +7,7 @@ export const ADMIN_SESSIONS_REFRESH_MS = 60_000;
 
 /** Every connected device (admins only: `enabled`); a failed read says so in a toast. */
 export function useAdminSessions(enabled: boolean) {
-  const query = useQuery({ queryKey: sessionKeys.all, queryFn: listAllSessions, enabled, staleTime: ADMIN_STALE_TIME, refetchInterval: ADMIN_SESSIONS_REFRESH_MS });
+  const query = useAllSessions({ enabled, staleTime: ADMIN_STALE_TIME, refetchInterval: ADMIN_SESSIONS_REFRESH_MS });
   useFailureToast(query.error, "Impossible de charger les sessions.", true);
   return query;
 }

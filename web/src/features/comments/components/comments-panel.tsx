@@ -21,7 +21,7 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
   const removeEntry = useDeleteEntry(contentId);
   const [text, setText] = React.useState("");
   const [replyTo, setReplyTo] = React.useState<string | null>(null);
-  useErrorToast(query, "Failed to load comments");
+  useErrorToast(query.error, "Failed to load comments");
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();

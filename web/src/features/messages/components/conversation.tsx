@@ -21,7 +21,7 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
   const [text, setText] = React.useState("");
   const listRef = React.useRef<HTMLDivElement>(null);
 
-  useErrorToast(query, "Failed to load messages");
+  useErrorToast(query.error, "Failed to load messages");
 
   React.useEffect(() => {
     const el = listRef.current;

@@ -20,7 +20,7 @@ export function DevicesCard() {
   // A failed read lists no device (and says so once per failure).
   const sessions: DeviceSession[] | null = query.isError ? [] : (query.data ?? null);
 
-  useErrorToast(query, "Impossible de charger les sessions.");
+  useErrorToast(query.error, "Impossible de charger les sessions.");
 
   const terminate = async (s: DeviceSession) => {
     try {

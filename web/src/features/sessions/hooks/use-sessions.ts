@@ -13,9 +13,9 @@ export function useMySessions(userId: string | null) {
   return useQuery({ queryKey: sessionKeys.mine(userId), queryFn: () => listMySessions(userId!), enabled: !!userId });
 }
 
-/** Every connected device (admins). */
-export function useAllSessions(enabled = true) {
-  return useQuery({ queryKey: sessionKeys.all, queryFn: listAllSessions, enabled });
+/** Every connected device (admins only: `enabled`), read again every `refetchInterval` ms if given. */
+export function useAllSessions(options: { enabled: boolean; staleTime?: number; refetchInterval?: number }) {
+  return useQuery({ queryKey: sessionKeys.all, queryFn: listAllSessions, ...options });
 }
 
 /**
