@@ -8,8 +8,8 @@ import type { Course, CourseContent } from "@/types/db";
 
 export type CourseStatus = "loading" | "loaded" | "error" | "not-found";
 
-export interface CourseData {
-  status: CourseStatus;
+/** What the course page reads: the course, the access, its lessons and the learner's progress. */
+interface Loaded {
   course: Course | null;
   /** Course access (user_has_course_access, or admin). */
   hasAccess: boolean;
@@ -22,18 +22,11 @@ export interface CourseData {
   contentError: string | null;
   completed: Set<string>;
   viewed: Set<string>;
-  reload: () => void;
 }
 
-interface Loaded {
-  course: Course | null;
-  hasAccess: boolean;
-  accessLevel: CourseAccessLevel;
-  content: CourseContent[];
-  outline: OutlineLesson[];
-  contentError: string | null;
-  completed: Set<string>;
-  viewed: Set<string>;
+export interface CourseData extends Loaded {
+  status: CourseStatus;
+  reload: () => void;
 }
 
 async function loadCourse(courseId: string, userId: string | null, isAdmin: boolean): Promise<Loaded> {
