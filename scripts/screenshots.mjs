@@ -71,11 +71,13 @@ async function ids(url) {
   const content = await (await fetch(`${url}/rest/v1/course_content?select=id,course_id,file_type,order_index&order=order_index`, { headers })).json();
   const pub = courses.find((c) => c.visibility === "public");
   const paid = courses.find((c) => c.visibility !== "public" && c.title.includes("TOEIC")) ?? courses.find((c) => c.visibility !== "public");
+  // The course whose unlock schedule keeps some of the learner's lessons locked.
+  const scheduled = courses.find((c) => c.title.includes("affaires"));
   const video = content.find((c) => c.course_id === pub.id && c.file_type === "video");
   const image = content.find((c) => c.course_id === pub.id && c.file_type === "image");
   // Signing out frees the session this lookup took.
   await fetch(`${url}/auth/v1/logout`, { method: "POST", headers });
-  return { pub: pub.id, paid: paid.id, video: video?.id, image: image?.id };
+  return { pub: pub.id, paid: paid.id, scheduled: scheduled?.id, video: video?.id, image: image?.id };
 }
 
 const settle = (page) => page.waitForLoadState("networkidle").catch(() => undefined).then(() => page.waitForTimeout(700));
@@ -104,6 +106,7 @@ try {
     ["23-cours", "/cours"],
     ["24-course-apprenant", `/course/${id.pub}`],
     ["26-course-payant", `/course/${id.paid}`],
+    ...(id.scheduled ? [["26c-course-programme", `/course/${id.scheduled}`]] : []),
     ["27-cours-detail", `/cours-detail/${id.pub}`],
     ["28-video", `/video/${id.video}`],
     ["29-image", `/video/${id.image}`],
