@@ -23,6 +23,7 @@ from server.auth.service import AuthService, validate_email
 from server.auth.signup import create_user, save_one_time_token
 from server.auth.user import merge_metadata
 from server.auth.users import AUDIENCE, USER_SELECT, confirm_email, user_by_email, user_by_id, user_json
+from server.auth import error_codes as codes
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
@@ -35,7 +36,7 @@ def parse_ban_duration(value: str) -> timedelta | None:
         return None
     parts = _DURATION_PART.findall(value)
     if not parts or "".join(n + u for n, u in parts) != value:
-        raise bad_request("validation_failed", f"invalid format for ban duration: time: invalid duration \"{value}\"")
+        raise bad_request(codes.VALIDATION_FAILED, f"invalid format for ban duration: time: invalid duration \"{value}\"")
     return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in parts))
 
 
@@ -43,7 +44,7 @@ def _user_uuid(request: Request) -> uuid.UUID:
     try:
         return uuid.UUID(request.path_params["user_id"])
     except ValueError:
-        raise not_found("user_not_found", USER_NOT_FOUND) from None
+        raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND) from None
 
 
 async def list_users(svc: AuthService, request: Request) -> Response:
@@ -52,7 +53,7 @@ async def list_users(svc: AuthService, request: Request) -> Response:
         page = max(1, int(request.query_params.get("page") or 1))
         per_page = max(1, min(1000, int(request.query_params.get("per_page") or 50)))
     except ValueError:
-        raise bad_request("validation_failed", "Bad Pagination Parameters") from None
+        raise bad_request(codes.VALIDATION_FAILED, "Bad Pagination Parameters") from None
     pattern = "%" + (request.query_params.get("filter") or "") + "%"
 
     async def work(conn: AsyncConnection) -> tuple[int, list[dict[str, Any]]]:
@@ -83,7 +84,7 @@ async def get_user(svc: AuthService, request: Request) -> Response:
     user_id = _user_uuid(request)
     user = await in_transaction(svc.ctx, lambda conn: user_by_id(conn, user_id))
     if user is None:
-        raise not_found("user_not_found", USER_NOT_FOUND)
+        raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
     return json_response(request, user_json(user))
 
 
@@ -98,9 +99,9 @@ async def create(svc: AuthService, request: Request) -> Response:
     _check_metadata(body)
     email, password = body.text("email"), body.opt_text("password")
     if body.text("phone"):
-        raise bad_request("phone_provider_disabled", "Phone provider is disabled")
+        raise bad_request(codes.PHONE_PROVIDER_DISABLED, "Phone provider is disabled")
     if not email:
-        raise bad_request("validation_failed", "Cannot create a user without either an email or phone")
+        raise bad_request(codes.VALIDATION_FAILED, "Cannot create a user without either an email or phone")
     email = validate_email(email)
     if password is not None:
         passwords.check_strength(password)
@@ -110,7 +111,7 @@ async def create(svc: AuthService, request: Request) -> Response:
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         if await user_by_email(conn, email) is not None:
-            raise unprocessable("email_exists", "A user with this email address has already been registered")
+            raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
         user_id = await create_user(conn, email=email, password_hash=password_hash,
                                     user_meta=body.obj("user_metadata") or {}, app_meta=app_meta)
         await _apply_admin_fields(conn, user_id, body, ban)
@@ -148,10 +149,10 @@ async def update(svc: AuthService, request: Request) -> Response:
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         user = await user_by_id(conn, user_id, lock=True)
         if user is None:
-            raise not_found("user_not_found", USER_NOT_FOUND)
+            raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
         if email and email != (user["email"] or "").lower():
             if await user_by_email(conn, email) is not None:
-                raise unprocessable("email_exists", "A user with this email address has already been registered")
+                raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
             await conn.execute("update auth.users set email = %s, updated_at = now() where id = %s", [email, user_id])
             await conn.execute("update auth.identities set identity_data = identity_data || jsonb_build_object('email', %s::text)"
                                " where user_id = %s and provider = 'email'", [email, user_id])
@@ -180,7 +181,7 @@ async def delete(svc: AuthService, request: Request) -> Response:
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         user = await user_by_id(conn, user_id, lock=True)
         if user is None:
-            raise not_found("user_not_found", USER_NOT_FOUND)
+            raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
         if soft:
             await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
             await conn.execute("delete from auth.identities where user_id = %s", [user_id])
@@ -204,12 +205,12 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
     body = await read_body(request)
     kind = body.text("type")
     if kind not in LINK_TYPES:
-        raise bad_request("validation_failed", "Invalid email action link type requested")
+        raise bad_request(codes.VALIDATION_FAILED, "Invalid email action link type requested")
     email = validate_email(body.text("email"))
     password = body.opt_text("password")
     if kind == "signup":
         if not password:
-            raise bad_request("validation_failed", "Signup requires a valid password")
+            raise bad_request(codes.VALIDATION_FAILED, "Signup requires a valid password")
         passwords.check_strength(password)
     new_email = validate_email(body.text("new_email")) if kind.startswith("email_change") else ""
     password_hash = await passwords.hash_password(password) if kind == "signup" and password else None
@@ -221,21 +222,22 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
         user = await user_by_email(conn, email, lock=True)
         if kind in ("signup", "invite"):
             if user is not None and user["email_confirmed_at"] is not None:
-                raise unprocessable("email_exists", "A user with this email address has already been registered")
+                raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
             if user is None:
                 user_id = await create_user(conn, email=email, password_hash=password_hash, user_meta=data,
                                             app_meta={"provider": "email", "providers": ["email"]},
                                             invited=kind == "invite")
                 user = await user_by_id(conn, user_id)
         elif user is None:
-            raise not_found("user_not_found", "User with this email not found")
+            raise not_found(codes.USER_NOT_FOUND, "User with this email not found")
         otp = mail.new_otp()
         target = new_email or email
         hashed = mail.token_hash(target, otp)
         if kind in ("signup", "invite"):
             column, sent, token_type, verify_type = "confirmation_token", "confirmation_sent_at", "confirmation_token", kind
         elif kind.startswith("email_change"):
-            column, sent, token_type, verify_type = "email_change_token_new", "email_change_sent_at", "email_change_token_new", "email_change"
+            column, sent = "email_change_token_new", "email_change_sent_at"
+            token_type, verify_type = "email_change_token_new", "email_change"
             await conn.execute("update auth.users set email_change = %s where id = %s", [new_email, user["id"]])
         else:
             column, sent, token_type, verify_type = "recovery_token", "recovery_sent_at", "recovery_token", kind

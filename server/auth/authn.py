@@ -13,6 +13,7 @@ from starlette.requests import Request
 from server.auth.errors import AuthError, forbidden
 from server.auth.jwt import JwtError
 from server.auth.users import user_by_id
+from server.auth import error_codes as codes
 from server.context import AppContext
 
 ADMIN_ROLES = ("service_role", "supabase_admin")
@@ -29,40 +30,40 @@ class Caller:
 def bearer_claims(ctx: AppContext, request: Request) -> dict[str, Any]:
     match = _BEARER.match(request.headers.get("authorization", ""))
     if not match:
-        raise AuthError(401, "no_authorization", "This endpoint requires a valid Bearer token")
+        raise AuthError(401, codes.NO_AUTHORIZATION, "This endpoint requires a valid Bearer token")
     try:
         return ctx.keys.decode(match.group(1))
     except JwtError as exc:
         detail = str(exc).removeprefix("invalid JWT: ")
-        raise forbidden("bad_jwt", f"invalid JWT: unable to parse or verify signature, {detail}") from None
+        raise forbidden(codes.BAD_JWT, f"invalid JWT: unable to parse or verify signature, {detail}") from None
 
 
 async def load_caller(ctx: AppContext, conn: AsyncConnection, claims: dict[str, Any], *, lock: bool = False) -> Caller:
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
-        raise forbidden("bad_jwt", "invalid claim: missing sub claim")
+        raise forbidden(codes.BAD_JWT, "invalid claim: missing sub claim")
     try:
         user_id = uuid.UUID(sub)
     except ValueError:
-        raise forbidden("bad_jwt", "invalid claim: sub claim must be a UUID") from None
+        raise forbidden(codes.BAD_JWT, "invalid claim: sub claim must be a UUID") from None
     user = await user_by_id(conn, user_id, lock=lock)
     if user is None:
-        raise forbidden("user_not_found", "User from sub claim in JWT does not exist")
+        raise forbidden(codes.USER_NOT_FOUND, "User from sub claim in JWT does not exist")
     session_id = None
     raw_sid = claims.get("session_id")
     if raw_sid:
         try:
             session_id = uuid.UUID(str(raw_sid))
         except ValueError:
-            raise forbidden("bad_jwt", "invalid claim: session_id claim must be a UUID") from None
+            raise forbidden(codes.BAD_JWT, "invalid claim: session_id claim must be a UUID") from None
         cur = await conn.execute("select 1 from auth.sessions where id = %s", [session_id])
         if await cur.fetchone() is None:
-            raise forbidden("session_not_found", "Session from session_id claim in JWT does not exist")
+            raise forbidden(codes.SESSION_NOT_FOUND, "Session from session_id claim in JWT does not exist")
     return Caller(claims, user, session_id)
 
 
 def require_admin(ctx: AppContext, request: Request) -> dict[str, Any]:
     claims = bearer_claims(ctx, request)
     if claims.get("role") not in ADMIN_ROLES:
-        raise forbidden("not_admin", "User not allowed")
+        raise forbidden(codes.NOT_ADMIN, "User not allowed")
     return claims

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+from server.auth import error_codes as codes
 
 API_VERSION_HEADER = "X-Supabase-Api-Version"
 API_VERSION_2024_01_01 = "2024-01-01"
@@ -54,11 +55,11 @@ def too_many_requests(code: str, message: str) -> AuthError:
 
 
 def internal(message: str) -> AuthError:
-    return AuthError(500, "unexpected_failure", message)
+    return AuthError(500, codes.UNEXPECTED_FAILURE, message)
 
 
 def weak_password(message: str, reasons: list[str]) -> AuthError:
-    return AuthError(422, "weak_password", message, {"weak_password": {"reasons": reasons}})
+    return AuthError(422, codes.WEAK_PASSWORD, message, {"weak_password": {"reasons": reasons}})
 
 
 def api_version(request: Request) -> str | None:

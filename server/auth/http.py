@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request
+from server.auth import error_codes as codes
 
 MAX_BODY_BYTES = 128 * 1024
 
@@ -31,7 +32,7 @@ def json_response(request: Request, body: Any, status: int = 200, headers: dict[
 
 
 def _bad_json(detail: str) -> AuthError:
-    return bad_request("bad_json", f"Could not parse request body as JSON: {detail}")
+    return bad_request(codes.BAD_JSON, f"Could not parse request body as JSON: {detail}")
 
 
 class Body:
@@ -66,7 +67,7 @@ class Body:
 
 
 def _too_large() -> AuthError:
-    return AuthError(413, "validation_failed", f"Request body too large: at most {MAX_BODY_BYTES} bytes",
+    return AuthError(413, codes.VALIDATION_FAILED, f"Request body too large: at most {MAX_BODY_BYTES} bytes",
                      headers={"Connection": "close"})
 
 

@@ -16,6 +16,7 @@ from server.auth.authn import bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request
 from server.auth.service import AuthService
+from server.auth import error_codes as codes
 
 SCOPES = ("global", "local", "others")
 
@@ -23,7 +24,7 @@ SCOPES = ("global", "local", "others")
 async def logout(svc: AuthService, request: Request) -> Response:
     scope = request.query_params.get("scope") or "global"
     if scope not in SCOPES:
-        raise bad_request("validation_failed", f'Unsupported logout scope "{scope}"')
+        raise bad_request(codes.VALIDATION_FAILED, f'Unsupported logout scope "{scope}"')
     claims = bearer_claims(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> None:

@@ -22,6 +22,7 @@ import anyio
 from psycopg import AsyncConnection
 
 from server.auth.errors import bad_request
+from server.auth import error_codes as codes
 from server.config import Settings
 from server.context import AppContext
 
@@ -33,8 +34,10 @@ _TEMPLATES = {
     "signup": ("Confirm Your Signup", "Confirm your signup", "Follow this link to confirm your user:", "Confirm your mail"),
     "recovery": ("Reset Your Password", "Reset Password", "Follow this link to reset the password for your user:", "Reset Password"),
     "magiclink": ("Your Magic Link", "Magic Link", "Follow this link to login:", "Log In"),
-    "email_change": ("Confirm Email Change", "Confirm Change of Email", "Follow this link to confirm the update of your email:", "Change Email"),
-    "invite": ("You have been invited", "You have been invited", "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite"),
+    "email_change": ("Confirm Email Change", "Confirm Change of Email",
+                     "Follow this link to confirm the update of your email:", "Change Email"),
+    "invite": ("You have been invited", "You have been invited",
+               "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite"),
 }
 
 
@@ -51,7 +54,7 @@ def can_send(settings: Settings) -> bool:
 def require_delivery(ctx: AppContext, email: str) -> None:
     """Refuse, before any lookup, a request that would mail `email` when no mail can be sent."""
     if not can_send(ctx.settings):
-        raise bad_request("email_address_not_authorized",
+        raise bad_request(codes.EMAIL_ADDRESS_NOT_AUTHORIZED,
                           f'Email address "{email}" cannot be used as it is not authorized:'
                           " this server has no SMTP server (SUPALITE_SMTP_URL) to send mail")
 

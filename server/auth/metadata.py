@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from server.auth.errors import AuthError, bad_request
+from server.auth import error_codes as codes
 
 MAX_METADATA_BYTES = 8 * 1024
 MAX_METADATA_DEPTH = 16
@@ -42,7 +43,7 @@ def depth(value: Any) -> int:
 
 
 def _error(name: str, message: str) -> AuthError:
-    return bad_request("validation_failed", f"{name} {message}")
+    return bad_request(codes.VALIDATION_FAILED, f"{name} {message}")
 
 
 def check(name: str, value: dict[str, Any] | None) -> None:

@@ -9,6 +9,7 @@ import anyio
 import bcrypt
 
 from server.auth.errors import AuthError, bad_request, weak_password
+from server.auth import error_codes as codes
 
 COST = 10
 MIN_LENGTH = 6
@@ -39,7 +40,7 @@ async def verify_password(password: str, hashed: str | None) -> bool:
 def check_strength(password: str) -> None:
     """GoTrue's checkPasswordStrength with the default settings (6 characters minimum)."""
     if len(password.encode()) > MAX_BYTES:
-        raise bad_request("validation_failed", f"Password cannot be longer than {MAX_BYTES} characters")
+        raise bad_request(codes.VALIDATION_FAILED, f"Password cannot be longer than {MAX_BYTES} characters")
     if len(password) < MIN_LENGTH:
         raise weak_password(f"Password should be at least {MIN_LENGTH} characters.", ["length"])
 

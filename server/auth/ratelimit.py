@@ -23,6 +23,7 @@ from starlette.requests import Request
 
 from server.auth.errors import too_many_requests
 from server.auth.http import client_ip
+from server.auth import error_codes as codes
 
 
 @dataclass(frozen=True)
@@ -110,18 +111,18 @@ class RateLimiter:
 
     def check(self, bucket: str, request: Request) -> None:
         if not self.hit(bucket, client_ip(request)):
-            raise too_many_requests("over_request_rate_limit", "Request rate limit reached")
+            raise too_many_requests(codes.OVER_REQUEST_RATE_LIMIT, "Request rate limit reached")
 
     def check_email(self) -> None:
         if not self.hit("email_sent", "*"):
-            raise too_many_requests("over_email_send_rate_limit", "email rate limit exceeded")
+            raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT, "email rate limit exceeded")
 
     # Password sign-ins per account (the normalized e-mail address).
 
     def account_attempt(self, email: str) -> None:
         """Count a password sign-in for `email`; refused past the bucket's limit."""
         if not self.hit(ACCOUNT_BUCKET, email):
-            raise too_many_requests("over_request_rate_limit", "Request rate limit reached")
+            raise too_many_requests(codes.OVER_REQUEST_RATE_LIMIT, "Request rate limit reached")
 
     def account_succeeded(self, email: str) -> None:
         """A right password: the attempts before it were the owner's, not a guesser's."""

@@ -15,6 +15,7 @@ from server.auth.errors import AuthError, error_response, not_found
 from server.auth.http import json_response
 from server.auth.ratelimit import RateLimiter
 from server.auth.service import AuthService
+from server.auth import error_codes as codes
 from server.context import AppContext
 from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
 
@@ -45,10 +46,10 @@ def build(ctx: AppContext) -> Starlette:
                 return error_response(request, err)
             except Exception as exc:  # never a traceback to the client: GoTrue's unexpected_failure
                 if is_unavailable(exc):  # 503: auth-js retries it (AuthRetryableFetchError)
-                    return error_response(request, AuthError(503, "unexpected_failure", DATABASE_UNAVAILABLE))
+                    return error_response(request, AuthError(503, codes.UNEXPECTED_FAILURE, DATABASE_UNAVAILABLE))
                 log.exception("auth: unhandled error on %s %s", request.method, request.url.path)
                 return error_response(request, AuthError(
-                    500, "unexpected_failure", "Unexpected failure, please check server logs for more information"))
+                    500, codes.UNEXPECTED_FAILURE, "Unexpected failure, please check server logs for more information"))
         return run
 
     async def health(svc: AuthService, request: Request) -> Response:
@@ -62,7 +63,7 @@ def build(ctx: AppContext) -> Starlette:
         return json_response(request, {"keys": ctx.keys.public_jwks})
 
     async def missing(svc: AuthService, request: Request) -> Response:
-        raise not_found("not_found", "Not Found")
+        raise not_found(codes.NOT_FOUND, "Not Found")
 
     def route(path: str, handler: Handler, methods: list[str]) -> Route:
         return Route(path, endpoint(handler), methods=methods)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from server.auth.errors import bad_request
 from server.auth.ratelimit import RateLimiter
+from server.auth import error_codes as codes
 from server.context import AppContext
 
 # checkmail's format check, which GoTrue uses. Matched with fullmatch: Go's `$` ends the text,
@@ -25,9 +26,9 @@ class AuthService:
 def validate_email(email: str) -> str:
     """GoTrue's validateEmail: required, at most 255 characters, well formed; lower-cased."""
     if not email:
-        raise bad_request("validation_failed", "An email address is required")
+        raise bad_request(codes.VALIDATION_FAILED, "An email address is required")
     if len(email) > 255:
-        raise bad_request("validation_failed", "An email address is too long")
+        raise bad_request(codes.VALIDATION_FAILED, "An email address is too long")
     if not _EMAIL.fullmatch(email):
-        raise bad_request("validation_failed", "Unable to validate email address: invalid format")
+        raise bad_request(codes.VALIDATION_FAILED, "Unable to validate email address: invalid format")
     return email.lower()

@@ -16,6 +16,7 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.tokens import issue_session
 from server.auth.users import confirm_email, insert_user, user_by_email, user_by_id, user_json
+from server.auth import error_codes as codes
 from datetime import UTC
 
 SAVE_ERROR = "Database error saving new user"
@@ -41,12 +42,12 @@ async def signup(svc: AuthService, request: Request) -> Response:
         svc.limiter.check("anonymous_users", request)
         return await _anonymous(svc, request, data)
     if not password:
-        raise bad_request("validation_failed", "Signup requires a valid password")
+        raise bad_request(codes.VALIDATION_FAILED, "Signup requires a valid password")
     passwords.check_strength(password)
     if email and phone:
-        raise bad_request("validation_failed", "Only an email address or phone number should be provided on signup.")
+        raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on signup.")
     if phone:
-        raise bad_request("phone_provider_disabled", "Phone signups are disabled")
+        raise bad_request(codes.PHONE_PROVIDER_DISABLED, "Phone signups are disabled")
     email = validate_email(email)
     ctx = svc.ctx
     autoconfirm = ctx.settings.mailer_autoconfirm
@@ -56,7 +57,7 @@ async def signup(svc: AuthService, request: Request) -> Response:
     existing = await in_transaction(ctx, lambda conn: user_by_email(conn, email))
     if existing is not None and existing["email_confirmed_at"] is not None:
         if autoconfirm:
-            raise unprocessable("user_already_exists", "User already registered")
+            raise unprocessable(codes.USER_ALREADY_EXISTS, "User already registered")
         return json_response(request, _obfuscated(existing, data))
     password_hash = None if existing else await passwords.hash_password(password)
     if not autoconfirm:

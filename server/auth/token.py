@@ -15,6 +15,7 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.tokens import issue_session, refresh_grant
 from server.auth.users import user_by_email
+from server.auth import error_codes as codes
 
 INVALID_LOGIN = "Invalid login credentials"
 
@@ -25,7 +26,7 @@ async def token(svc: AuthService, request: Request) -> Response:
         return await password_grant(svc, request)
     if grant_type == "refresh_token":
         return await refresh_token_grant(svc, request)
-    raise bad_request("invalid_credentials", "unsupported_grant_type")
+    raise bad_request(codes.INVALID_CREDENTIALS, "unsupported_grant_type")
 
 
 async def password_grant(svc: AuthService, request: Request) -> Response:
@@ -33,11 +34,11 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
     body = await read_body(request)
     email, phone, password = body.text("email"), body.text("phone"), body.text("password")
     if email and phone:
-        raise bad_request("validation_failed", "Only an email address or phone number should be provided on login.")
+        raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on login.")
     if phone:
-        raise unprocessable("phone_provider_disabled", "Phone logins are disabled")
+        raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Phone logins are disabled")
     if not email:
-        raise bad_request("validation_failed", "missing email or phone")
+        raise bad_request(codes.VALIDATION_FAILED, "missing email or phone")
     email = validate_email(email)
     # Counted per address too (so guessing from many IPs gains nothing), before the check so
     # that concurrent guesses count as well; a right password clears the count.
@@ -45,21 +46,21 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
     ctx = svc.ctx
     user = await in_transaction(ctx, lambda conn: user_by_email(conn, email))
     if user is None or not user["encrypted_password"]:
-        raise bad_request("invalid_credentials", INVALID_LOGIN)
+        raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
     if user["is_banned"]:
-        raise bad_request("user_banned", "User is banned")
+        raise bad_request(codes.USER_BANNED, "User is banned")
     if not await passwords.verify_password(password, user["encrypted_password"]):
-        raise bad_request("invalid_credentials", INVALID_LOGIN)
+        raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
     svc.limiter.account_succeeded(email)
     if user["email_confirmed_at"] is None:
-        raise bad_request("email_not_confirmed", "Email not confirmed")
+        raise bad_request(codes.EMAIL_NOT_CONFIRMED, "Email not confirmed")
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         return await issue_session(ctx, conn, request, user, "password")
 
     session = await in_transaction(ctx, work, "Database error granting user")
     weak = passwords.strength_error(password)
-    if weak is not None and weak.code == "weak_password":
+    if weak is not None and weak.code == codes.WEAK_PASSWORD:
         session["weak_password"] = {"message": weak.message, **weak.extra["weak_password"]}
     return json_response(request, session)
 
@@ -69,6 +70,6 @@ async def refresh_token_grant(svc: AuthService, request: Request) -> Response:
     body = await read_body(request)
     refresh = body.text("refresh_token")
     if not refresh:
-        raise AuthError(400, "validation_failed", "refresh_token required", oauth="invalid_request")
+        raise AuthError(400, codes.VALIDATION_FAILED, "refresh_token required", oauth="invalid_request")
     ctx = svc.ctx
     return json_response(request, await in_transaction(ctx, lambda conn: refresh_grant(ctx, conn, request, refresh)))

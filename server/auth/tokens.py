@@ -22,6 +22,7 @@ from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
 from server.auth.http import client_ip
 from server.auth.users import INSTANCE_ID, user_by_id, user_json
+from server.auth import error_codes as codes
 from server.context import AppContext
 
 REUSE_INTERVAL = timedelta(seconds=10)
@@ -58,7 +59,7 @@ def token_response(ctx: AppContext, user: dict[str, Any], session_id: uuid.UUID,
 
 
 def session_limit_error(limit: int) -> AuthError:
-    return forbidden("session_limit_reached",
+    return forbidden(codes.SESSION_LIMIT_REACHED,
                      f"You have reached the maximum number of sessions ({limit}) for this account. "
                      "Sign out from another device to continue.")
 
@@ -145,16 +146,16 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
             {"reuse": REUSE_INTERVAL, "token": token, **sessions.lifetime_params(ctx.settings)})
         found = await cur.fetchone()
     if found is None:
-        raise bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+        raise bad_request(codes.REFRESH_TOKEN_NOT_FOUND, "Invalid Refresh Token: Refresh Token Not Found")
     user = await user_by_id(conn, found["user_id"])
     if user is None:
-        raise bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+        raise bad_request(codes.REFRESH_TOKEN_NOT_FOUND, "Invalid Refresh Token: Refresh Token Not Found")
     if user["is_banned"]:
-        raise bad_request("user_banned", "Invalid Refresh Token: User Banned")
+        raise bad_request(codes.USER_BANNED, "Invalid Refresh Token: User Banned")
     if found["timed_out"] and not found["past_timebox"]:
-        raise bad_request("session_expired", "Invalid Refresh Token: Session Expired (Inactivity)")
+        raise bad_request(codes.SESSION_EXPIRED, "Invalid Refresh Token: Session Expired (Inactivity)")
     if found["past_timebox"] or found["timed_out"] or found["past_not_after"]:
-        raise bad_request("session_expired", "Invalid Refresh Token: Session Expired")
+        raise bad_request(codes.SESSION_EXPIRED, "Invalid Refresh Token: Session Expired")
     session_id = found["session_id"]
     issued: str | None = None
     if found["revoked"]:
@@ -167,7 +168,7 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
         elif not found["in_reuse_window"]:
             # Reuse: the token family may be stolen, so the whole session ends (its tokens cascade).
             await conn.execute("delete from auth.sessions where id = %s", [session_id])
-            raise CommitThen(bad_request("refresh_token_already_used", "Invalid Refresh Token: Already Used"))
+            raise CommitThen(bad_request(codes.REFRESH_TOKEN_ALREADY_USED, "Invalid Refresh Token: Already Used"))
     if issued is None:
         issued = new_refresh_token()
         await conn.execute(

@@ -17,6 +17,7 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.signup import save_one_time_token
 from server.auth.users import email_identity_data, user_by_id, user_json
+from server.auth import error_codes as codes
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:
@@ -42,7 +43,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
     body = await read_body(request)
     password, email, data = body.opt_text("password"), body.text("email"), body.obj("data")
     if body.obj("app_metadata") is not None:
-        raise forbidden("not_admin", "Updating app_metadata requires admin privileges")
+        raise forbidden(codes.NOT_ADMIN, "Updating app_metadata requires admin privileges")
     metadata.check("user_metadata", data)
     if password is not None:
         passwords.check_strength(password)
@@ -52,7 +53,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
     new_hash = None
     if password is not None:
         if await passwords.verify_password(password, caller.user["encrypted_password"]):
-            raise unprocessable("same_password", "New password should be different from the old password.")
+            raise unprocessable(codes.SAME_PASSWORD, "New password should be different from the old password.")
         new_hash = await passwords.hash_password(password)
     redirect_to = mail.redirect_target(ctx, request.query_params.get("redirect_to"))
 
@@ -82,7 +83,7 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller,
     cur = await conn.execute("select 1 from auth.users where lower(email) = %s and id <> %s and not is_sso_user",
                              [email, caller.user["id"]])
     if await cur.fetchone() is not None:
-        raise unprocessable("email_exists", "A user with this email address has already been registered")
+        raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
     if svc.ctx.settings.mailer_autoconfirm or caller.user["is_anonymous"]:
         await apply_email_change(conn, caller.user, email)
         return

@@ -18,6 +18,7 @@ from server.auth.signup import create_user, save_one_time_token, send_confirmati
 from server.auth.tokens import issue_session
 from server.auth.user import apply_email_change
 from server.auth.users import confirm_email, find_user, user_by_email, user_by_id
+from server.auth import error_codes as codes
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
 # Which token column each verification type checks (email OTPs may be either kind).
@@ -41,7 +42,7 @@ async def _check_frequency(svc: AuthService, conn: AsyncConnection, user_id: Any
         .format(sql.Identifier(sent_at_column)), [MAIL_INTERVAL_SECONDS, user_id])
     row = await cur.fetchone()
     if row and row[0] is not None and row[0] > 0:
-        raise too_many_requests("over_email_send_rate_limit",
+        raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT,
                                 f"For security purposes, you can only request this after {int(row[0])} seconds.")
     svc.limiter.check_email()
 
@@ -80,7 +81,7 @@ async def recover(svc: AuthService, request: Request) -> Response:
 async def otp(svc: AuthService, request: Request, *, create_default: bool = True) -> Response:
     body = await read_body(request)
     if body.text("phone"):
-        raise unprocessable("phone_provider_disabled", "Unsupported phone provider")
+        raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Unsupported phone provider")
     email = validate_email(body.text("email"))
     mail.require_delivery(svc.ctx, email)
     create_user_flag = body.flag("create_user", create_default)
@@ -92,7 +93,7 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
         user = await user_by_email(conn, email, lock=True)
         if user is None:
             if not create_user_flag:
-                raise unprocessable("otp_disabled", "Signups not allowed for otp")
+                raise unprocessable(codes.OTP_DISABLED, "Signups not allowed for otp")
             user_id = await create_user(conn, email=email, password_hash=None, user_meta=data,
                                         app_meta={"provider": "email", "providers": ["email"]})
             user = await user_by_id(conn, user_id)
@@ -114,9 +115,9 @@ async def resend(svc: AuthService, request: Request) -> Response:
     body = await read_body(request)
     kind = body.text("type")
     if kind not in ("signup", "email_change", "sms", "phone_change"):
-        raise bad_request("validation_failed", "Missing one of these types: signup, email_change, sms, phone_change")
+        raise bad_request(codes.VALIDATION_FAILED, "Missing one of these types: signup, email_change, sms, phone_change")
     if kind in ("sms", "phone_change"):
-        raise bad_request("phone_provider_disabled", "Phone provider is disabled")
+        raise bad_request(codes.PHONE_PROVIDER_DISABLED, "Phone provider is disabled")
     email = validate_email(body.text("email"))
     mail.require_delivery(svc.ctx, email)
     redirect_to = _redirect(svc, request)
@@ -164,9 +165,9 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, me
     async def work(conn: AsyncConnection) -> tuple[dict[str, Any], int]:
         user = await _find_by_token(conn, kind, hashed)
         if user is None:
-            raise forbidden("otp_expired", EXPIRED)
+            raise forbidden(codes.OTP_EXPIRED, EXPIRED)
         if user["is_banned"]:
-            raise forbidden("user_banned", "User is banned")
+            raise forbidden(codes.USER_BANNED, "User is banned")
         user_id = user["id"]
         if kind == "email_change":
             await apply_email_change(conn, user, user["email_change"])
@@ -188,15 +189,15 @@ async def verify_post(svc: AuthService, request: Request) -> Response:
     kind, token, token_hash = body.text("type"), body.text("token"), body.text("token_hash")
     email = body.text("email")
     if body.text("phone"):
-        raise bad_request("phone_provider_disabled", "Phone provider is disabled")
+        raise bad_request(codes.PHONE_PROVIDER_DISABLED, "Phone provider is disabled")
     if kind not in VERIFY_TYPES:
-        raise bad_request("validation_failed", "Verify requires a verification type")
+        raise bad_request(codes.VALIDATION_FAILED, "Verify requires a verification type")
     if token_hash:
         hashed = token_hash
     elif token and email:
         hashed = mail.token_hash(validate_email(email), token)
     else:
-        raise bad_request("validation_failed", "Only an email address or phone number should be provided on verify")
+        raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on verify")
     session, _ = await _verify(svc, request, kind, hashed, "otp")
     return json_response(request, session)
 
@@ -212,7 +213,7 @@ async def verify_get(svc: AuthService, request: Request) -> Response:
     token = request.query_params.get("token", "")
     redirect_to = _redirect(svc, request)
     if kind not in VERIFY_TYPES or not token:
-        raise bad_request("validation_failed", "Verify requires a token and a verification type")
+        raise bad_request(codes.VALIDATION_FAILED, "Verify requires a token and a verification type")
     method = {"signup": "email/signup", "email": "otp"}.get(kind, kind)
     try:
         session, evicted = await _verify(svc, request, kind, token, method)
