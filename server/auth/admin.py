@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from psycopg import AsyncConnection, sql
@@ -22,7 +22,7 @@ from server.auth.http import Body, json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.signup import create_user, save_one_time_token
 from server.auth.user import merge_metadata
-from server.auth.users import AUDIENCE, USER_SELECT, confirm_email, user_by_email, user_by_id, user_json
+from server.auth.user_store import AUDIENCE, USER_SELECT, UserRow, confirm_email, user_by_email, user_by_id, user_json, written_user
 from server.auth import error_codes as codes
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
@@ -56,16 +56,16 @@ async def list_users(svc: AuthService, request: Request) -> Response:
         raise bad_request(codes.VALIDATION_FAILED, "Bad Pagination Parameters") from None
     pattern = "%" + (request.query_params.get("filter") or "") + "%"
 
-    async def work(conn: AsyncConnection) -> tuple[int, list[dict[str, Any]]]:
+    async def work(conn: AsyncConnection) -> tuple[int, list[UserRow]]:
         cur = await conn.execute("select count(*) from auth.users where aud = %s and (email ilike %s or %s = '%%')",
                                  [AUDIENCE, pattern, pattern])
-        total = (await cur.fetchone())[0]
+        (total,) = await cur.fetchone() or (0,)
         where = sql.SQL("u.id in (select id from auth.users where aud = %s and (email ilike %s or %s = '%%')"
                         " order by created_at desc, id limit %s offset %s)")
         async with conn.cursor(row_factory=dict_row) as c:
             await c.execute(sql.SQL("{} order by u.created_at desc, u.id").format(USER_SELECT.format(where=where)),
                             [AUDIENCE, pattern, pattern, per_page, (page - 1) * per_page])
-            rows = await c.fetchall()
+            rows = cast("list[UserRow]", await c.fetchall())
         return total, rows
 
     total, rows = await in_transaction(svc.ctx, work)
@@ -115,7 +115,7 @@ async def create(svc: AuthService, request: Request) -> Response:
         user_id = await create_user(conn, email=email, password_hash=password_hash,
                                     user_meta=body.obj("user_metadata") or {}, app_meta=app_meta)
         await _apply_admin_fields(conn, user_id, body, ban)
-        return user_json(await user_by_id(conn, user_id))
+        return user_json(await written_user(conn, user_id))
 
     return json_response(request, await in_transaction(svc.ctx, work, "Database error creating new user"))
 
@@ -159,15 +159,17 @@ async def update(svc: AuthService, request: Request) -> Response:
         if password_hash:
             await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
                                [password_hash, user_id])
-        for key, column in (("user_metadata", "raw_user_meta_data"), ("app_metadata", "raw_app_meta_data")):
+        metadata_columns = (("user_metadata", "raw_user_meta_data", user["raw_user_meta_data"]),
+                            ("app_metadata", "raw_app_meta_data", user["raw_app_meta_data"]))
+        for key, column, current in metadata_columns:
             changes = body.obj(key)
             if changes is not None:
-                merged = merge_metadata(user[column], changes)
-                metadata.check_merged(key, user[column], merged)
+                merged = merge_metadata(current, changes)
+                metadata.check_merged(key, current, merged)
                 await conn.execute(sql.SQL("update auth.users set {} = %s, updated_at = now() where id = %s").format(
                     sql.Identifier(column)), [Jsonb(merged), user_id])
         await _apply_admin_fields(conn, user_id, body, ban)
-        return user_json(await user_by_id(conn, user_id))
+        return user_json(await written_user(conn, user_id))
 
     return json_response(request, await in_transaction(svc.ctx, work, "Database error updating user"))
 
@@ -227,7 +229,7 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
                 user_id = await create_user(conn, email=email, password_hash=password_hash, user_meta=data,
                                             app_meta={"provider": "email", "providers": ["email"]},
                                             invited=kind == "invite")
-                user = await user_by_id(conn, user_id)
+                user = await written_user(conn, user_id)
         elif user is None:
             raise not_found(codes.USER_NOT_FOUND, "User with this email not found")
         otp = mail.new_otp()
@@ -244,7 +246,7 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
         await conn.execute(sql.SQL("update auth.users set {} = %s, {} = now() where id = %s").format(
             sql.Identifier(column), sql.Identifier(sent)), [hashed, user["id"]])
         await save_one_time_token(conn, user["id"], token_type, hashed, target)
-        user = await user_by_id(conn, user["id"])
+        user = await written_user(conn, user["id"])
         return {**user_json(user), "action_link": mail.verify_link(ctx, hashed, verify_type, redirect_to),
                 "email_otp": otp, "hashed_token": hashed, "verification_type": verify_type,
                 "redirect_to": redirect_to}

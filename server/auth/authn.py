@@ -12,7 +12,7 @@ from starlette.requests import Request
 
 from server.auth.errors import AuthError, forbidden
 from server.auth.jwt import JwtError
-from server.auth.users import user_by_id
+from server.auth.user_store import UserRow, user_by_id
 from server.auth import error_codes as codes
 from server.context import AppContext
 
@@ -23,7 +23,7 @@ _BEARER = re.compile(r"^\s*bearer\s+(\S+)\s*$", re.IGNORECASE)
 @dataclass
 class Caller:
     claims: dict[str, Any]
-    user: dict[str, Any]
+    user: UserRow
     session_id: uuid.UUID | None
 
 

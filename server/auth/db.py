@@ -10,7 +10,7 @@ import psycopg
 from psycopg import AsyncConnection
 
 from server.auth.errors import internal
-from server.auth.tokens import CommitThen
+from server.auth.session_tokens import CommitThen
 from server.context import AppContext
 from server.db.health import is_unavailable
 

@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from server.auth.mail import inbox_enabled
-from server.auth.users import timestamp
+from server.auth.user_store import timestamp
 from server.context import AppContext
 
 MAX_LIMIT = 500

@@ -18,6 +18,7 @@ from typing import Any
 from collections.abc import Mapping
 
 import jwt as pyjwt
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from server.config import Settings
 
@@ -121,7 +122,8 @@ def load_jwk_file(keys: JwtKeys, path: str) -> None:
             key = loader.from_jwk(json.dumps(jwk))
         except (ValueError, TypeError, KeyError, pyjwt.PyJWTError) as exc:
             raise JwtError(f"JWT keys file {path}: invalid key {kid}: {exc}") from None
-        public = key.public_key() if "d" in jwk else key
+        # a private JWK (it has "d") signs; its public half verifies
+        public = key.public_key() if isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)) else key
         keys.verify_keys[kid] = public
         public_jwk = {k: v for k, v in jwk.items() if k not in _PRIVATE_PARTS and k != "key_ops"}
         public_jwk.update({"kid": kid, "alg": alg, "use": "sig", "key_ops": ["verify"]})

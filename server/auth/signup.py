@@ -14,8 +14,8 @@ from server.auth.db import in_transaction
 from server.auth.errors import bad_request, internal, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
-from server.auth.tokens import issue_session
-from server.auth.users import confirm_email, insert_user, user_by_email, user_by_id, user_json
+from server.auth.session_tokens import issue_session
+from server.auth.user_store import UserRow, confirm_email, insert_user, user_by_email, user_json, written_user
 from server.auth import error_codes as codes
 from datetime import UTC
 
@@ -69,10 +69,9 @@ async def signup(svc: AuthService, request: Request) -> Response:
             app_meta={"provider": "email", "providers": ["email"]})
         if autoconfirm:
             await confirm_email(conn, user_id)
-            user = await user_by_id(conn, user_id)
-            return await issue_session(ctx, conn, request, user, "password")
+            return await issue_session(ctx, conn, request, await written_user(conn, user_id), "password")
         await send_confirmation(svc, conn, user_id, email, redirect_to)
-        return user_json(await user_by_id(conn, user_id))
+        return user_json(await written_user(conn, user_id))
 
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
 
@@ -95,17 +94,19 @@ async def save_one_time_token(conn: AsyncConnection, user_id: Any, token_type: s
         [user_id, token_type, hashed, relates_to])
 
 
-def _obfuscated(existing: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+def _obfuscated(existing: UserRow, data: dict[str, Any]) -> dict[str, Any]:
     """GoTrue's sanitizeUser: a repeated sign-up must not reveal that the email is taken."""
     import uuid
     from datetime import datetime
 
     now = datetime.now(UTC)
-    fake = {**existing, "id": uuid.uuid4(), "role": "", "email_change": "", "created_at": now, "updated_at": now,
-            "confirmation_sent_at": now, "last_sign_in_at": None, "confirmed_at": None, "email_change_sent_at": None,
-            "email_confirmed_at": None, "phone_confirmed_at": None, "identities": [], "raw_user_meta_data": data,
-            "raw_app_meta_data": {"provider": "email", "providers": ["email"]}, "phone": "", "recovery_sent_at": None,
-            "banned_until": None}
+    fake: UserRow = {
+        **existing, "id": uuid.uuid4(), "role": "", "email_change": "", "created_at": now, "updated_at": now,
+        "confirmation_sent_at": now, "last_sign_in_at": None, "confirmed_at": None, "email_change_sent_at": None,
+        "email_confirmed_at": None, "phone_confirmed_at": None, "identities": [], "raw_user_meta_data": data,
+        "raw_app_meta_data": {"provider": "email", "providers": ["email"]}, "phone": "", "recovery_sent_at": None,
+        "banned_until": None,
+    }
     return user_json(fake)
 
 
@@ -115,6 +116,6 @@ async def _anonymous(svc: AuthService, request: Request, data: dict[str, Any]) -
     async def work(conn: AsyncConnection) -> Any:
         user_id = await create_user(conn, email=None, password_hash=None, user_meta=data, app_meta={},
                                     is_anonymous=True)
-        return await issue_session(ctx, conn, request, await user_by_id(conn, user_id), "anonymous")
+        return await issue_session(ctx, conn, request, await written_user(conn, user_id), "anonymous")
 
     return json_response(request, await in_transaction(ctx, work, "Database error creating anonymous user"))

@@ -13,8 +13,8 @@ from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
-from server.auth.tokens import issue_session, refresh_grant
-from server.auth.users import user_by_email
+from server.auth.session_tokens import issue_session, refresh_grant
+from server.auth.user_store import user_by_email
 from server.auth import error_codes as codes
 
 INVALID_LOGIN = "Invalid login credentials"

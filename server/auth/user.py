@@ -16,7 +16,7 @@ from server.auth.errors import forbidden, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.signup import save_one_time_token
-from server.auth.users import email_identity_data, user_by_id, user_json
+from server.auth.user_store import UserRow, email_identity_data, user_json, written_user
 from server.auth import error_codes as codes
 
 
@@ -74,7 +74,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
                                [user_id, current.session_id])
         if email and email != (current.user["email"] or "").lower():
             await _change_email(svc, conn, current, email, redirect_to)
-        return user_json(await user_by_id(conn, user_id))
+        return user_json(await written_user(conn, user_id))
 
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
 
@@ -97,7 +97,7 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller,
                     link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to))
 
 
-async def apply_email_change(conn: AsyncConnection, user: dict[str, Any], email: str) -> None:
+async def apply_email_change(conn: AsyncConnection, user: UserRow, email: str) -> None:
     """Set the new address (confirmed), its identity and providers; an anonymous user becomes permanent."""
     user_id = user["id"]
     await conn.execute(

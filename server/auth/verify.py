@@ -15,9 +15,9 @@ from server.auth.errors import AuthError, bad_request, forbidden, too_many_reque
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.signup import create_user, save_one_time_token, send_confirmation
-from server.auth.tokens import issue_session
+from server.auth.session_tokens import issue_session
 from server.auth.user import apply_email_change
-from server.auth.users import confirm_email, find_user, user_by_email, user_by_id
+from server.auth.user_store import UserRow, confirm_email, find_user, user_by_email, written_user
 from server.auth import error_codes as codes
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
@@ -47,15 +47,18 @@ async def _check_frequency(svc: AuthService, conn: AsyncConnection, user_id: Any
     svc.limiter.check_email()
 
 
-async def send_recovery(svc: AuthService, conn: AsyncConnection, user: dict[str, Any], kind: str, redirect_to: str) -> None:
+async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, kind: str, redirect_to: str) -> None:
     """A recovery or magic-link mail: both use the user's recovery token."""
+    email = user["email"]
+    if not email:  # an anonymous or phone user: nowhere to send the link
+        raise bad_request(codes.VALIDATION_FAILED, "User has no email address")
     await _check_frequency(svc, conn, user["id"], "recovery_sent_at")
     otp = mail.new_otp()
-    hashed = mail.token_hash(user["email"], otp)
+    hashed = mail.token_hash(email, otp)
     await conn.execute("update auth.users set recovery_token = %s, recovery_sent_at = now() where id = %s",
                        [hashed, user["id"]])
-    await save_one_time_token(conn, user["id"], "recovery_token", hashed, user["email"])
-    await mail.send(svc.ctx, conn, to=user["email"], kind=kind, otp=otp,
+    await save_one_time_token(conn, user["id"], "recovery_token", hashed, email)
+    await mail.send(svc.ctx, conn, to=email, kind=kind, otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, kind, redirect_to))
 
 
@@ -96,7 +99,7 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
                 raise unprocessable(codes.OTP_DISABLED, "Signups not allowed for otp")
             user_id = await create_user(conn, email=email, password_hash=None, user_meta=data,
                                         app_meta={"provider": "email", "providers": ["email"]})
-            user = await user_by_id(conn, user_id)
+            user = await written_user(conn, user_id)
         if user["email_confirmed_at"] is None:
             await _check_frequency(svc, conn, user["id"], "confirmation_sent_at")
             await send_confirmation(svc, conn, user["id"], email, redirect_to)
@@ -143,7 +146,7 @@ async def resend(svc: AuthService, request: Request) -> Response:
     return json_response(request, {})
 
 
-async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str) -> dict[str, Any] | None:
+async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str) -> UserRow | None:
     for column in _COLUMNS[kind]:
         where = sql.SQL("u.{col} = %s and u.{col} <> '' and u.{sent} + make_interval(secs => %s) > now()").format(
             col=sql.Identifier(column), sent=sql.Identifier(_SENT_AT[column]))
@@ -170,7 +173,10 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, me
             raise forbidden(codes.USER_BANNED, "User is banned")
         user_id = user["id"]
         if kind == "email_change":
-            await apply_email_change(conn, user, user["email_change"])
+            new_email = user["email_change"]
+            if not new_email:  # the change was withdrawn since the mail was sent
+                raise forbidden(codes.OTP_EXPIRED, EXPIRED)
+            await apply_email_change(conn, user, new_email)
         else:
             await conn.execute("update auth.users set recovery_token = case when recovery_token = %s then ''"
                                " else recovery_token end where id = %s", [hashed, user_id])
@@ -178,7 +184,7 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, me
                                [user_id, hashed])
             await confirm_email(conn, user_id)
         evicted = await sessions.evict_least_recently_used(ctx, conn, user_id)
-        return await issue_session(ctx, conn, request, await user_by_id(conn, user_id), method), evicted
+        return await issue_session(ctx, conn, request, await written_user(conn, user_id), method), evicted
 
     return await in_transaction(ctx, work, "Database error verifying user")
 

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
 from server.auth.http import client_ip
-from server.auth.users import INSTANCE_ID, user_by_id, user_json
+from server.auth.user_store import INSTANCE_ID, UserRow, user_by_id, user_json
 from server.auth import error_codes as codes
 from server.context import AppContext
 
@@ -37,7 +37,7 @@ def issuer(ctx: AppContext) -> str:
     return f"{ctx.settings.api_url}/auth/v1"
 
 
-def access_token(ctx: AppContext, user: dict[str, Any], session_id: uuid.UUID, amr: list[dict[str, Any]]) -> tuple[str, int]:
+def access_token(ctx: AppContext, user: UserRow, session_id: uuid.UUID, amr: list[dict[str, Any]]) -> tuple[str, int]:
     """The signed access token and its expiry (unix time), with GoTrue's claims."""
     now = int(time.time())
     expires_at = now + ctx.settings.jwt_expiry
@@ -51,7 +51,7 @@ def access_token(ctx: AppContext, user: dict[str, Any], session_id: uuid.UUID, a
     return ctx.keys.sign(claims), expires_at
 
 
-def token_response(ctx: AppContext, user: dict[str, Any], session_id: uuid.UUID, refresh_token: str,
+def token_response(ctx: AppContext, user: UserRow, session_id: uuid.UUID, refresh_token: str,
                    amr: list[dict[str, Any]]) -> dict[str, Any]:
     token, expires_at = access_token(ctx, user, session_id, amr)
     return {"access_token": token, "token_type": "bearer", "expires_in": ctx.settings.jwt_expiry,
@@ -81,7 +81,7 @@ async def check_session_limit(ctx: AppContext, conn: AsyncConnection, user_id: u
         raise session_limit_error(limit)
 
 
-async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request, user: dict[str, Any],
+async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request, user: UserRow,
                         method: str) -> dict[str, Any]:
     """Start a session for `user` (inside the caller's transaction) and answer its tokens."""
     await check_session_limit(ctx, conn, user["id"])

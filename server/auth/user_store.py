@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, UTC
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from psycopg import AsyncConnection, sql
 from psycopg.rows import dict_row
@@ -13,6 +13,42 @@ from psycopg.types.json import Jsonb
 INSTANCE_ID = "00000000-0000-0000-0000-000000000000"
 AUDIENCE = "authenticated"
 ROLE = "authenticated"
+
+class UserRow(TypedDict):
+    """A row of auth.users as USER_SELECT reads it, with the user's identities."""
+
+    id: uuid.UUID
+    aud: str | None
+    role: str | None
+    email: str | None
+    phone: str | None
+    encrypted_password: str | None
+    email_confirmed_at: datetime | None
+    phone_confirmed_at: datetime | None
+    confirmed_at: datetime | None
+    invited_at: datetime | None
+    confirmation_token: str | None
+    confirmation_sent_at: datetime | None
+    recovery_token: str | None
+    recovery_sent_at: datetime | None
+    email_change: str | None
+    email_change_token_new: str | None
+    email_change_sent_at: datetime | None
+    phone_change: str | None
+    phone_change_sent_at: datetime | None
+    reauthentication_sent_at: datetime | None
+    last_sign_in_at: datetime | None
+    raw_app_meta_data: dict[str, Any] | None
+    raw_user_meta_data: dict[str, Any] | None
+    created_at: datetime
+    updated_at: datetime | None
+    banned_until: datetime | None
+    is_banned: bool | None
+    is_anonymous: bool
+    is_sso_user: bool
+    deleted_at: datetime | None
+    identities: list[dict[str, Any]]
+
 
 USER_SELECT = sql.SQL("""
 select u.id, u.aud, u.role, u.email, u.phone, u.encrypted_password,
@@ -33,16 +69,16 @@ select u.id, u.aud, u.role, u.email, u.phone, u.encrypted_password,
 """)
 
 
-async def find_user(conn: AsyncConnection, where: sql.Composable, params: list[Any], *, lock: bool = False) -> dict[str, Any] | None:
+async def find_user(conn: AsyncConnection, where: sql.Composable, params: list[Any], *, lock: bool = False) -> UserRow | None:
     query = USER_SELECT.format(where=where)
     if lock:
         query = sql.SQL("{} for no key update of u").format(query)
     async with conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(query, params)
-        return await cur.fetchone()
+        return cast("UserRow | None", await cur.fetchone())
 
 
-async def user_by_id(conn: AsyncConnection, user_id: Any, *, lock: bool = False) -> dict[str, Any] | None:
+async def user_by_id(conn: AsyncConnection, user_id: Any, *, lock: bool = False) -> UserRow | None:
     try:
         uid = user_id if isinstance(user_id, uuid.UUID) else uuid.UUID(str(user_id))
     except ValueError:
@@ -50,9 +86,17 @@ async def user_by_id(conn: AsyncConnection, user_id: Any, *, lock: bool = False)
     return await find_user(conn, sql.SQL("u.id = %s"), [uid], lock=lock)
 
 
-async def user_by_email(conn: AsyncConnection, email: str, *, lock: bool = False) -> dict[str, Any] | None:
+async def user_by_email(conn: AsyncConnection, email: str, *, lock: bool = False) -> UserRow | None:
     return await find_user(conn, sql.SQL("lower(u.email) = lower(%s) and u.aud = %s and not u.is_sso_user"),
                            [email, AUDIENCE], lock=lock)
+
+
+async def written_user(conn: AsyncConnection, user_id: uuid.UUID) -> UserRow:
+    """A user this transaction has just written or holds: it exists."""
+    user = await user_by_id(conn, user_id)
+    if user is None:
+        raise LookupError(f"user {user_id} vanished inside its own transaction")
+    return user
 
 
 def timestamp(value: datetime | None) -> str | None:
@@ -64,7 +108,7 @@ def timestamp(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def user_json(row: dict[str, Any]) -> dict[str, Any]:
+def user_json(row: UserRow) -> dict[str, Any]:
     """The user object of GoTrue's models.User (optional fields left out when empty)."""
     out: dict[str, Any] = {"id": str(row["id"]), "aud": row["aud"] or "", "role": row["role"] or "",
                            "email": row["email"] or ""}
