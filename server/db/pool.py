@@ -36,8 +36,9 @@ async def _track(conn: AsyncConnection[Any]) -> None:
 def make_pool(conninfo: str, size: int, name: str, watchdog: DatabaseHealth | None = None) -> GuardedPool:
     # No `reset` callback: with one, psycopg_pool hands every returned connection to a
     # background task before the next borrower may have it, a cost paid by every request.
-    # Services keep session characteristics at their defaults (REST reads are read-only
-    # per transaction, with BEGIN ... READ ONLY), so there is nothing to reset.
+    # The services borrowing from these pools (auth, storage, realtime, REST's explain; REST
+    # itself has its own pipelined pool, server/rest/pool.py) set role and claims with
+    # set_config(..., true), local to the transaction, so there is nothing to reset.
     return GuardedPool(
         conninfo,
         min_size=min(2, size),

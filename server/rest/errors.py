@@ -30,14 +30,6 @@ class ApiError(Exception):
 
 # -- request errors (PGRST1xx) ------------------------------------------------------------
 
-def query_param_error(message: str, details: str) -> ApiError:
-    return ApiError(400, "PGRST100", message, details)
-
-
-def parse_error(where: str, text: str, detail: str) -> ApiError:
-    """A query string value that does not parse (PGRST100), worded like PostgREST's parsec errors."""
-    return ApiError(400, "PGRST100", f'"failed to parse {where} ({text})" (line 1, column 1)', detail)
-
 
 def invalid_body(message: str) -> ApiError:
     return ApiError(400, "PGRST102", message)
@@ -106,10 +98,6 @@ def max_affected_violation(count: int) -> ApiError:
 
 def invalid_resource_path() -> ApiError:
     return ApiError(404, "PGRST125", "Invalid path specified in request URL")
-
-
-def not_implemented(details: str) -> ApiError:
-    return ApiError(400, "PGRST127", "Feature not implemented", details)
 
 
 # -- schema cache errors (PGRST2xx) -------------------------------------------------------

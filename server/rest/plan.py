@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from server.rest import errors
-from server.rest.request import (AGGREGATES, ColumnItem, EmbedItem, Field, Filter, Logic, OrderTerm, Path,
+from server.rest.request import (ColumnItem, EmbedItem, Field, Filter, Logic, OrderTerm, Path,
                                  QueryParams)
 from server.rest.schema_cache import Function, Relationship, SchemaCache, Table
 
@@ -225,7 +225,3 @@ def _rpc_hint(cache: SchemaCache, schema: str, name: str, keys: list[str], overl
     wanted = "(" + ", ".join(keys) + ")"
     close = difflib.get_close_matches(wanted, signatures, n=1, cutoff=0.33) or signatures[:1]
     return f"Perhaps you meant to call the function {schema}.{name}{close[0]}" if close else None
-
-
-def is_aggregate(name: str) -> bool:
-    return name in AGGREGATES

@@ -481,8 +481,6 @@ class RestService:
             applied.append(f"tx={prefer.tx}")
         alias = fn.name
         scalar = fn.returns_table is None and not fn.returns_composite
-        if scalar and len(fn.out_columns) == 1 and not fn.returns_set:
-            scalar = True
         args_text = dump_body(args) if arg_names else None
         source, ctes = q.call_source(fn, alias, arg_names, args_text,
                                      single_json if single_json is not None and fn.params else None, params)

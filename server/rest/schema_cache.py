@@ -11,7 +11,6 @@ import asyncio
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
 from collections.abc import Callable
 
 import psycopg
@@ -54,10 +53,6 @@ class Table:
     @property
     def qi(self) -> QI:
         return (self.schema, self.name)
-
-    @property
-    def is_view(self) -> bool:
-        return self.kind in ("v", "m")
 
 
 @dataclass
@@ -117,9 +112,6 @@ class Function:
     security_definer: bool
     description: str | None = None
 
-    @property
-    def is_scalar(self) -> bool:
-        return not self.returns_composite and not self.out_columns_are_table
 
     @property
     def out_columns_are_table(self) -> bool:
@@ -399,5 +391,3 @@ class SchemaCacheHolder:
         await asyncio.sleep(0.05)
 
 
-def describe_type(col: Column) -> dict[str, Any]:
-    return {"type": col.type}
