@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.requests import Request

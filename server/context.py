@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from collections.abc import Awaitable, Callable
 
 if TYPE_CHECKING:  # services import this module; importing them back would be a cycle
     from psycopg_pool import AsyncConnectionPool

@@ -14,6 +14,7 @@ from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.auth import error_codes as codes
 from server.auth import mail, metadata, passwords
 from server.auth.authn import require_admin
 from server.auth.db import in_transaction
@@ -23,7 +24,6 @@ from server.auth.service import AuthService, validate_email
 from server.auth.signup import create_user, save_one_time_token
 from server.auth.user import merge_metadata
 from server.auth.user_store import AUDIENCE, USER_SELECT, UserRow, confirm_email, user_by_email, user_by_id, user_json, written_user
-from server.auth import error_codes as codes
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}

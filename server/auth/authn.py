@@ -10,10 +10,10 @@ from typing import Any
 from psycopg import AsyncConnection
 from starlette.requests import Request
 
+from server.auth import error_codes as codes
 from server.auth.errors import AuthError, forbidden
 from server.auth.jwt import JwtError
 from server.auth.user_store import UserRow, user_by_id
-from server.auth import error_codes as codes
 from server.context import AppContext
 
 ADMIN_ROLES = ("service_role", "supabase_admin")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import TypeVar
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import psycopg
 from psycopg import AsyncConnection

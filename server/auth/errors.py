@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+
 from server.auth import error_codes as codes
 
 API_VERSION_HEADER = "X-Supabase-Api-Version"

@@ -17,8 +17,8 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request
 from server.auth import error_codes as codes
+from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request
 
 MAX_BODY_BYTES = 128 * 1024
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Mapping
 
 import jwt as pyjwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa

@@ -11,12 +11,12 @@ from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.auth import error_codes as codes
 from server.auth import sessions
 from server.auth.authn import bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request
 from server.auth.service import AuthService
-from server.auth import error_codes as codes
 
 SCOPES = ("global", "local", "others")
 

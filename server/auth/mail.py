@@ -21,8 +21,8 @@ from urllib.parse import quote, unquote, urlencode, urlsplit
 import anyio
 from psycopg import AsyncConnection
 
-from server.auth.errors import bad_request
 from server.auth import error_codes as codes
+from server.auth.errors import bad_request
 from server.config import Settings
 from server.context import AppContext
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from server.auth.errors import AuthError, bad_request
 from server.auth import error_codes as codes
+from server.auth.errors import AuthError, bad_request
 
 MAX_METADATA_BYTES = 8 * 1024
 MAX_METADATA_DEPTH = 16

@@ -8,8 +8,8 @@ from __future__ import annotations
 import anyio
 import bcrypt
 
-from server.auth.errors import AuthError, bad_request, weak_password
 from server.auth import error_codes as codes
+from server.auth.errors import AuthError, bad_request, weak_password
 
 COST = 10
 MIN_LENGTH = 6

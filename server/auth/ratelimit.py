@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
+from server.auth import error_codes as codes
 from server.auth.errors import too_many_requests
 from server.auth.http import client_ip
-from server.auth import error_codes as codes
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from server.auth import admin, logout, signup, token, user, verify
+from server.auth import error_codes as codes
 from server.auth.errors import AuthError, error_response, not_found
 from server.auth.http import json_response
 from server.auth.ratelimit import RateLimiter
 from server.auth.service import AuthService
-from server.auth import error_codes as codes
 from server.context import AppContext
 from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
 

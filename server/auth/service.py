@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from server.auth import error_codes as codes
 from server.auth.errors import bad_request
 from server.auth.ratelimit import RateLimiter
-from server.auth import error_codes as codes
 from server.context import AppContext
 
 # checkmail's format check, which GoTrue uses. Matched with fullmatch: Go's `$` ends the text,

@@ -18,11 +18,11 @@ from psycopg import AsyncConnection
 from psycopg.rows import dict_row
 from starlette.requests import Request
 
+from server.auth import error_codes as codes
 from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
 from server.auth.http import client_ip
 from server.auth.user_store import INSTANCE_ID, UserRow, user_by_id, user_json
-from server.auth import error_codes as codes
 from server.context import AppContext
 
 REUSE_INTERVAL = timedelta(seconds=10)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 import psycopg
@@ -9,6 +10,7 @@ from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.auth import error_codes as codes
 from server.auth import mail, metadata, passwords
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, internal, unprocessable
@@ -16,8 +18,6 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session
 from server.auth.user_store import UserRow, confirm_email, insert_user, user_by_email, user_json, written_user
-from server.auth import error_codes as codes
-from datetime import UTC
 
 SAVE_ERROR = "Database error saving new user"
 

@@ -8,6 +8,7 @@ from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.auth import error_codes as codes
 from server.auth import passwords
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, unprocessable
@@ -15,7 +16,6 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session, refresh_grant
 from server.auth.user_store import user_by_email
-from server.auth import error_codes as codes
 
 INVALID_LOGIN = "Invalid login credentials"
 

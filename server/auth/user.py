@@ -9,6 +9,7 @@ from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.auth import error_codes as codes
 from server.auth import mail, metadata, passwords, sessions
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
@@ -17,7 +18,6 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.signup import save_one_time_token
 from server.auth.user_store import UserRow, email_identity_data, user_json, written_user
-from server.auth import error_codes as codes
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:

@@ -9,16 +9,16 @@ from psycopg import AsyncConnection, sql
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from server.auth import error_codes as codes
 from server.auth import mail, metadata, sessions
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
-from server.auth.signup import create_user, save_one_time_token, send_confirmation
 from server.auth.session_tokens import issue_session
+from server.auth.signup import create_user, save_one_time_token, send_confirmation
 from server.auth.user import apply_email_change
 from server.auth.user_store import UserRow, confirm_email, find_user, user_by_email, written_user
-from server.auth import error_codes as codes
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
 # Which token column each verification type checks (email OTPs may be either kind).

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo

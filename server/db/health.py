@@ -22,8 +22,8 @@ import logging
 import socket
 import time
 import weakref
-from typing import Protocol
 from collections.abc import Awaitable, Callable, Iterable
+from typing import Protocol
 
 import psycopg
 from psycopg import AsyncConnection

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 import orjson
 import psycopg
 
-from server.db.context import SET_CONTEXT_SQL
+from server.db.request_context import SET_CONTEXT_SQL
 from server.db.sql_split import split_statements
 from server.policycheck.matrix import Check, Expectation, Matrix, MatrixError, Persona, load_matrix
 from server.policycheck.report import render

@@ -4,16 +4,16 @@ channel may do, decided by the RLS policies on realtime.messages."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Mapping
 
 import jwt as pyjwt
-import orjson
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from server.auth.jwt import JwtError, JwtKeys
+from server.db.request_context import RequestContext, context_sql
 
 
 class ChannelError(Exception):
@@ -48,10 +48,9 @@ def verify_token(keys: JwtKeys, token: Any) -> dict[str, Any]:
     return claims
 
 
-_SET_CONTEXT = (
-    "select set_config('role', %s, true), set_config('realtime.topic', %s, true),"
-    " set_config('request.jwt.claims', %s, true), set_config('request.headers', %s, true)"
-)
+# As Realtime sets it for RLS checks: role, claims, headers and the channel's topic
+# (realtime.topic()); no request method or path.
+_SET_CONTEXT = context_sql("realtime.topic", request=False)
 
 
 @dataclass
@@ -62,9 +61,9 @@ class Policies:
     presence_write: bool | None = None
 
 
-def _context(topic: str, claims: Mapping[str, Any], headers: Mapping[str, str] | None) -> list[str]:
-    return [str(claims.get("role", "anon")), topic, orjson.dumps(dict(claims)).decode(),
-            orjson.dumps(dict(headers or {})).decode()]
+def _context(topic: str, claims: Mapping[str, Any], headers: Mapping[str, str] | None) -> list[str | None]:
+    caller = RequestContext(str(claims.get("role", "anon")), claims, headers=headers or {})
+    return [*caller.params(request=False), topic]
 
 
 async def read_policies(pool: AsyncConnectionPool, topic: str, claims: Mapping[str, Any],

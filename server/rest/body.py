@@ -10,8 +10,8 @@ verify the token first, so a request that will be refused anyway never has its b
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 from collections.abc import Callable, Hashable
+from typing import Any
 
 import orjson
 

@@ -17,9 +17,9 @@ large for its cache is not kept at all (the request is simply served uncached).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
-from collections.abc import Callable, Hashable, Mapping
 
 import orjson
 

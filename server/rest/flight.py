@@ -16,9 +16,9 @@ import asyncio
 import re
 import weakref
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import psycopg
 from psycopg import AsyncConnection, pq

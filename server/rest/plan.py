@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from server.rest import errors
-from server.rest.request import (ColumnItem, EmbedItem, Field, Filter, Logic, OrderTerm, Path,
-                                 QueryParams)
+from server.rest.request import ColumnItem, EmbedItem, Field, Filter, Logic, OrderTerm, Path, QueryParams
 from server.rest.schema_cache import Function, Relationship, SchemaCache, Table
 
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import csv
-import json
 import io
+import json
 from typing import Any
 
 import orjson

@@ -8,8 +8,8 @@ this is the hottest path of the server.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Hashable, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import orjson
@@ -18,17 +18,28 @@ from psycopg import pq, sql
 from psycopg_pool import PoolTimeout
 
 from server.auth.jwt import JwtError, bearer_token
-from server.db.context import RequestContext
 from server.db.health import DatabaseUnavailable, is_unavailable
 from server.db.pool import ACQUIRE_TIMEOUT
+from server.db.request_context import RequestContext, context_sql
 from server.rest import errors, flight, openapi, plan
-from server.rest.body import dump as dump_body, parse as parse_body, read_body
-from server.rest.pool import RestPool
-from server.rest.caches import (ANONYMOUS, NO_BODY, CachedCall, CachedRead, CallCache, PlanCache, TokenCache,
-                                VerifiedToken, call_key, read_key)
 from server.rest import sql as q
-from server.rest.request import (MAX_BIGINT, ColumnItem, Field, MediaType, parse_accept, parse_prefer,
-                                 parse_query, parse_range)
+from server.rest.body import dump as dump_body
+from server.rest.body import parse as parse_body
+from server.rest.body import read_body
+from server.rest.caches import (
+    ANONYMOUS,
+    NO_BODY,
+    CachedCall,
+    CachedRead,
+    CallCache,
+    PlanCache,
+    TokenCache,
+    VerifiedToken,
+    call_key,
+    read_key,
+)
+from server.rest.pool import RestPool
+from server.rest.request import MAX_BIGINT, ColumnItem, Field, MediaType, parse_accept, parse_prefer, parse_query, parse_range
 from server.rest.response import CORS_HEADERS, content_range, guc_overrides, range_status, shape_body
 from server.rest.schema_cache import SchemaCache, SchemaCacheHolder, Table
 
@@ -37,12 +48,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("supalite.rest")
 
-CONTEXT_SQL = (
-    "select set_config('role', %s, true), set_config('request.jwt.claims', %s, true),"
-    " set_config('request.method', %s, true), set_config('request.path', %s, true),"
-    " set_config('request.headers', %s, true), set_config('statement_timeout', %s, true),"
-    " set_config('search_path', %s, true)"
-)
+# The caller's context and the schema's search_path (PostgREST's db-extra-search-path).
+CONTEXT_SQL = context_sql("search_path")
 
 Row = tuple[Any, ...]
 

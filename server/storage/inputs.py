@@ -6,8 +6,8 @@ the storage error format."""
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import orjson
 from starlette.requests import Request

@@ -11,10 +11,10 @@ affected by either header."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, UTC
+from collections.abc import AsyncIterator, Mapping
+from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
-from collections.abc import AsyncIterator, Mapping
 from urllib.parse import quote
 
 from starlette.responses import Response, StreamingResponse

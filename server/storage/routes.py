@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import orjson
 from starlette.applications import Starlette
@@ -16,8 +16,8 @@ from starlette.routing import Route
 from server.auth.jwt import JwtError, request_claims
 from server.context import AppContext
 from server.db.bucket_declarations import parse_size
-from server.db.context import RequestContext
 from server.db.health import is_unavailable
+from server.db.request_context import RequestContext
 from server.storage import content_types, errors, inputs, media, signing, transforms
 from server.storage.backends import make_backend
 from server.storage.paths import validate_bucket_name

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import base64
 import uuid
-from contextlib import asynccontextmanager
-from datetime import datetime, UTC
-from typing import Any
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
 
 import anyio
 import psycopg
@@ -21,7 +21,7 @@ from psycopg import AsyncConnection
 from psycopg import errors as pg_errors
 
 from server.context import AppContext
-from server.db.context import RequestContext, request_transaction
+from server.db.request_context import RequestContext, request_transaction
 from server.storage import content_types, db, errors, signing
 from server.storage.backends import Backend, BackendMissing, TooLarge
 from server.storage.paths import backend_key, validate_bucket_name, validate_object_name

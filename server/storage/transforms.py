@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 

@@ -13,9 +13,9 @@ import base64
 import binascii
 import re
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import AsyncIterator
 
 import orjson
 from python_multipart.multipart import MultipartParser, parse_options_header

@@ -10,7 +10,7 @@ import httpx
 import psycopg
 import pytest
 
-from server.db.context import RequestContext, request_transaction
+from server.db.request_context import RequestContext, request_transaction
 from server.db.database import api_conninfo
 from server.db.embedded import EmbeddedPostgres
 from server.db.pool import make_pool

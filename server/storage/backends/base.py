@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
-from collections.abc import AsyncIterator
 
 CHUNK = 1024 * 1024  # the unit bytes move in: big enough for throughput, small for memory
 

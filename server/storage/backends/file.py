@@ -17,10 +17,10 @@ import os
 import re
 import time
 import uuid
-from datetime import datetime, UTC
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO, TypeVar
-from collections.abc import AsyncIterator, Callable
 
 import anyio
 

@@ -4,9 +4,9 @@ as multipart parts of PART_SIZE, so memory stays flat whatever the object's size
 
 from __future__ import annotations
 
-from datetime import datetime, UTC
-from typing import Any
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlparse
 
 import anyio

@@ -3,15 +3,17 @@
 Exactly as PostgREST and storage-api do: `set_config(..., true)` (transaction-local) of
 `role`, `request.jwt.claims`, `request.method`, `request.path` and `request.headers`, so
 `auth.uid()`, `auth.role()` and `auth.jwt()` work inside policies and functions; and the
-role's own `statement_timeout` (server/db/role_settings.py).
+role's own `statement_timeout` (server/db/role_settings.py). Every service builds its
+statement here: auth and storage through request_transaction, REST with its search_path,
+realtime with the channel's topic (realtime.topic), the policy matrix with its personas.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import AsyncIterator, Mapping
 
 import orjson
 from psycopg import AsyncConnection
@@ -19,11 +21,19 @@ from psycopg_pool import AsyncConnectionPool
 
 from server.db import role_settings
 
-SET_CONTEXT_SQL = (
-    "select set_config('role', %s, true), set_config('request.jwt.claims', %s, true),"
-    " set_config('request.method', %s, true), set_config('request.path', %s, true),"
-    " set_config('request.headers', %s, true), set_config('statement_timeout', %s, true)"
-)
+
+def context_sql(*extra: str, request: bool = True) -> str:
+    """The one statement that sets a caller's context: role, claims, (method, path,) headers,
+    the role's statement_timeout, then the `extra` settings, each transaction-local.
+
+    Its parameters are RequestContext.params(request=...) followed by the extra values.
+    """
+    names = ["role", "request.jwt.claims", *(("request.method", "request.path") if request else ()),
+             "request.headers", "statement_timeout", *extra]
+    return "select " + ", ".join(f"set_config('{name}', %s, true)" for name in names)
+
+
+SET_CONTEXT_SQL = context_sql()
 
 
 @dataclass(frozen=True)
@@ -36,14 +46,14 @@ class RequestContext:
     path: str = "/"
     headers: Mapping[str, str] = field(default_factory=dict)
 
-    def params(self) -> list[str | None]:
+    def params(self, *, request: bool = True) -> list[str | None]:
+        """The values of context_sql(request=request), without its extra settings."""
         claims = dict(self.claims)
         claims.setdefault("role", self.role)
         return [
             self.role,
             orjson.dumps(claims).decode(),
-            self.method,
-            self.path,
+            *((self.method, self.path) if request else ()),
             orjson.dumps(dict(self.headers)).decode(),
             role_settings.statement_timeout(self.role),
         ]

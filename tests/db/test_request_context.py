@@ -1,4 +1,4 @@
-"""server/db/context.py: role and claims per transaction decide what SQL sees."""
+"""server/db/request_context.py: role and claims per transaction decide what SQL sees."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import uuid
 import psycopg
 import pytest
 
-from server.db.context import RequestContext, request_transaction
+from server.db.request_context import RequestContext, request_transaction
 from server.db.database import api_conninfo
 from server.db.pool import make_pool
 
