@@ -80,6 +80,7 @@ run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed
 
 test: setup-test $(WEB_BUILD) /usr/bin/chromium
+	$(BIN)/ruff check server tests bench
 	cd web && npm run lint && npm test
 	$(BIN)/pytest
 

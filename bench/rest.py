@@ -215,14 +215,16 @@ def main() -> None:
                 print(f"  GET single row      {single['rps']:8.0f} req/s  p95 {single['p95_ms']:5.1f} ms   "
                       f"ratio to pgbench {ratio:.2f} ({single['rps'] / tps_pipe:.2f} to pipelined pgbench)")
                 phases = [
-                    ("GET two-level embed", "GET", "/rest/v1/fx_authors?select=name,fx_books!author_id(title,fx_chapters(title))&id=eq.1", key, ""),
+                    ("GET two-level embed", "GET",
+                     "/rest/v1/fx_authors?select=name,fx_books!author_id(title,fx_chapters(title))&id=eq.1", key, ""),
                     ("POST one row", "POST", "/rest/v1/fx_reviews", svc, '{"book_id": 2, "stars": 4}'),
                     ("PATCH one row", "PATCH", "/rest/v1/fx_books?id=eq.2", svc, '{"pages": 387}'),
                     ("RPC (POST)", "POST", "/rest/v1/rpc/fx_add", key, '{"a": 1, "b": 2}'),
                 ]
                 for label, method, path, k, body in phases:
                     r = run_load(server.url, method, path, k, body, seconds)
-                    print(f"  {label:19} {r['rps']:8.0f} req/s  p95 {r['p95_ms']:5.1f} ms" + (f"  ({r['errors']} errors)" if r["errors"] else ""))
+                    failed = f"  ({r['errors']} errors)" if r["errors"] else ""
+                    print(f"  {label:19} {r['rps']:8.0f} req/s  p95 {r['p95_ms']:5.1f} ms{failed}")
                 results.append((ratio, workers, single["p95_ms"]))
             finally:
                 server.stop()

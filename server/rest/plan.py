@@ -208,7 +208,8 @@ def find_function(cache: SchemaCache, schema: str, name: str, arg_names: list[st
         prms = ", ".join(keys)
         with_params = (" with parameter" + ("s " if len(keys) > 1 else " ") + prms) if keys else " without parameters"
         message = f"Could not find the function {schema}.{name}" + (f"({prms})" if keys else " without parameters") + " in the schema cache"
-        details = f"Searched for the function {schema}.{name}{with_params}" + (" or with a single unnamed json/jsonb parameter" if single_json else "") + ", but no matches were found in the schema cache."
+        or_json = " or with a single unnamed json/jsonb parameter" if single_json else ""
+        details = f"Searched for the function {schema}.{name}{with_params}{or_json}, but no matches were found in the schema cache."
         raise errors.ApiError(404, "PGRST202", message, details, _rpc_hint(cache, schema, name, keys, overloads))
     return matches[0]
 

@@ -15,7 +15,8 @@ from server.rest.request import MediaType
 
 CORS_HEADERS = {
     "access-control-allow-origin": "*",
-    "access-control-expose-headers": "Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server, Transfer-Encoding, Range-Unit, Preference-Applied",
+    "access-control-expose-headers": ("Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server,"
+                                      " Transfer-Encoding, Range-Unit, Preference-Applied"),
 }
 
 
@@ -60,7 +61,8 @@ def guc_overrides(headers_guc: str | None, status_guc: str | None) -> tuple[int 
                     raise ValueError
                 extra[str(k)] = v
         except ValueError:
-            raise errors.ApiError(500, "PGRST111", "response.headers guc must be a JSON array composed of objects with a single key and a string value") from None
+            raise errors.ApiError(500, "PGRST111", "response.headers guc must be a JSON array composed of objects"
+                                                   " with a single key and a string value") from None
     return status, extra
 
 

@@ -473,7 +473,8 @@ class RestService:
                 if not (len(fn.params) == 1 and fn.params[0].name == ""):
                     raise first_error from None
                 single_json = body.decode("utf-8", "replace") or "{}"
-            if single_json is None and len(fn.params) == 1 and fn.params[0].name == "" and fn.params[0].type in ("json", "jsonb") and not read:
+            only_param = fn.params[0] if len(fn.params) == 1 else None
+            if single_json is None and only_param and only_param.name == "" and only_param.type in ("json", "jsonb") and not read:
                 single_json = body.decode("utf-8", "replace") or "{}"
         if single_json is not None:
             arg_names = []
@@ -562,7 +563,8 @@ class RestService:
             out = body_text.encode() if media.kind != "csv" else shape_body(body_text, media, page_total)
         status = range_status(page_offset, page_total, total) if fn.returns_set else 200
         answer = Answer(status, out, {"content-type": media.content_type,
-                                      "content-range": content_range(page_offset, page_total, total) if fn.returns_set else f"0-{max(page_total - 1, 0)}/*"})
+                                      "content-range": (content_range(page_offset, page_total, total) if fn.returns_set
+                                                        else f"0-{max(page_total - 1, 0)}/*")})
         return self._finish(answer, h_guc, s_guc, applied)
 
     # -- execution ------------------------------------------------------------------------------

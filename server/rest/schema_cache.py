@@ -80,7 +80,8 @@ class Relationship:
         names = {"m2o": "many-to-one", "o2m": "one-to-many", "o2o": "one-to-one", "m2m": "many-to-many"}
         if self.junction:
             j = self.junction
-            rel = f"{j.table[1]} using {j.constraint1}{fmt([c for _, c in j.cols_source])} and {j.constraint2}{fmt([c for c, _ in j.cols_target])}"
+            source, target = fmt([c for _, c in j.cols_source]), fmt([c for c, _ in j.cols_target])
+            rel = f"{j.table[1]} using {j.constraint1}{source} and {j.constraint2}{target}"
         else:
             rel = (f"{self.constraint} using {self.table[1]}{fmt([a for a, _ in self.columns])} and "
                    f"{self.foreign_table[1]}{fmt([b for _, b in self.columns])}")

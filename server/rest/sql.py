@@ -79,7 +79,8 @@ def filter_sql(alias: str, f: Filter, table: Table | None, params: Params) -> sq
     elif op in _FTS:
         column = table.columns.get(f.field.name) if table else None
         lang = SQL("{}::regconfig, ").format(params.add(f.language)) if f.language else SQL("")
-        vector = col if (column and column.base_type == "tsvector" and not f.field.json_path) else SQL("to_tsvector({}{})").format(lang, col)
+        is_vector = column and column.base_type == "tsvector" and not f.field.json_path
+        vector = col if is_vector else SQL("to_tsvector({}{})").format(lang, col)
         cond = SQL("{} @@ " + _FTS[op] + "({}{})").format(vector, lang, params.add(f.value))
     else:
         sql_op = _COMPARE[op]

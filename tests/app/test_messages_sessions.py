@@ -35,7 +35,8 @@ def test_conversations_are_private(conn, world):
 def test_only_the_recipient_marks_read(conn, world):
     message = query(conn, world.admin, SEND, [world.admin, world.member, "Lu ?"])[0]["id"]
     assert query(conn, world.admin, "update private_messages set is_read = true where id = %s returning id", [message]) == []
-    assert query(conn, world.member, "update private_messages set is_read = true where id = %s returning is_read", [message]) == [{"is_read": True}]
+    marked = query(conn, world.member, "update private_messages set is_read = true where id = %s returning is_read", [message])
+    assert marked == [{"is_read": True}]
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         query(conn, world.member, "update private_messages set content = 'edited' where id = %s", [message])
 

@@ -39,7 +39,8 @@ def at_time(conn, at, sql, params):
 def unlocked(conn, uid, cid, at):
     """get_user_unlocked_content at `at`, checked against what RLS lets the user read then."""
     def read(_):
-        granted = query(conn, uid, "select id from public.get_user_unlocked_content(user_id_param => %s, course_id_param => %s)", [uid, cid])
+        granted = query(conn, uid, "select id from public.get_user_unlocked_content(user_id_param => %s, course_id_param => %s)",
+                        [uid, cid])
         rows = query(conn, uid, "select id from course_content where course_id = %s order by order_index, created_at", [cid])
         assert rows == granted, "the function and the course_content policy disagree"
         return [r["id"] for r in granted]
@@ -107,7 +108,8 @@ def test_nobody_asks_about_someone_else(conn, world, course):
 
 def test_public_course_access_starts_at_profile_creation(conn, world):
     cid = owner(conn, "insert into courses (title, visibility) values ('Open', 'public') returning id")[0]["id"]
-    first = owner(conn, "insert into course_content (course_id, title, file_type, file_path) values (%s, 'Open 1', 'pdf', 'o1.pdf') returning id", [cid])[0]["id"]
+    first = owner(conn, "insert into course_content (course_id, title, file_type, file_path)"
+                        " values (%s, 'Open 1', 'pdf', 'o1.pdf') returning id", [cid])[0]["id"]
     owner(conn, "insert into course_content (course_id, title, file_type, file_path) values (%s, 'Open 2', 'pdf', 'o2.pdf')", [cid])
     owner(conn, "insert into course_unlock_schedules (course_id, unlock_interval_days) values (%s, 7)", [cid])
     created = owner(conn, "select created_at from profiles where id = %s", [world.learner])[0]["created_at"]
