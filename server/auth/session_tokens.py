@@ -14,7 +14,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, sql
 from psycopg.rows import dict_row
 from starlette.requests import Request
 
@@ -134,13 +134,13 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
     """
     # GoTrue's LastRefreshedAt: the session's last refresh, else the later of its creation
     # and the presented token's last change.
-    last_refreshed = "coalesce(s.refreshed_at at time zone 'utc', greatest(s.created_at, rt.updated_at))"
     async with conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(
             "select rt.id, rt.token, rt.revoked, rt.updated_at + %(reuse)s > now() as in_reuse_window, rt.session_id,"
             " s.user_id, s.not_after is not null and s.not_after <= now() as past_not_after,"
             " coalesce(s.created_at + %(timebox)s::interval <= now(), false) as past_timebox,"
-            f" coalesce({last_refreshed} + %(inactivity)s::interval <= now(), false) as timed_out"
+            " coalesce(coalesce(s.refreshed_at at time zone 'utc', greatest(s.created_at, rt.updated_at))"
+            "   + %(inactivity)s::interval <= now(), false) as timed_out"
             " from auth.refresh_tokens rt join auth.sessions s on s.id = rt.session_id"
             " where rt.token = %(token)s for update of rt, s",
             {"reuse": REUSE_INTERVAL, "token": token, **sessions.lifetime_params(ctx.settings)})
@@ -178,10 +178,10 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
             {"id": found["id"], "instance": INSTANCE_ID, "token": issued, "uid": str(found["user_id"]),
              "parent": token, "sid": session_id})
     # The refresh is the session's activity: its end moves with it.
-    not_after = sessions.not_after_sql("now()") if sessions.limited(ctx.settings) else "s.not_after"
+    not_after = sessions.not_after_sql(sql.SQL("now()")) if sessions.limited(ctx.settings) else sql.SQL("s.not_after")
     await conn.execute(
-        "update auth.sessions s set refreshed_at = now() at time zone 'utc', updated_at = now(), user_agent = %(ua)s,"
-        f" ip = nullif(%(ip)s, '')::inet, not_after = {not_after} where s.id = %(sid)s",
+        sql.SQL("update auth.sessions s set refreshed_at = now() at time zone 'utc', updated_at = now(),"
+                " user_agent = %(ua)s, ip = nullif(%(ip)s, '')::inet, not_after = {} where s.id = %(sid)s").format(not_after),
         {"ua": request.headers.get("user-agent"), "ip": _inet(request), "sid": session_id,
          **sessions.lifetime_params(ctx.settings)})
     return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id))

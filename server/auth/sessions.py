@@ -17,7 +17,7 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
-from psycopg import AsyncConnection
+from psycopg import AsyncConnection, sql
 
 from server.config import Settings
 from server.context import AppContext
@@ -28,8 +28,8 @@ SWEEP_AFTER = timedelta(hours=24)
 SWEEP_BATCH = 10
 BACKFILL_BATCH = 100
 # When the session was last used: its last refresh, else its creation (LastRefreshedAt).
-LAST_REFRESHED = "coalesce(s.refreshed_at at time zone 'utc', s.created_at)"
-LIVE = "(s.not_after is null or s.not_after > now())"
+LAST_REFRESHED = sql.SQL("coalesce(s.refreshed_at at time zone 'utc', s.created_at)")
+LIVE = sql.SQL("(s.not_after is null or s.not_after > now())")
 
 
 def timebox(settings: Settings) -> timedelta | None:
@@ -45,9 +45,9 @@ def limited(settings: Settings) -> bool:
     return timebox(settings) is not None or inactivity(settings) is not None
 
 
-def not_after_sql(last_refreshed: str = LAST_REFRESHED) -> str:
+def not_after_sql(last_refreshed: sql.Composable = LAST_REFRESHED) -> sql.Composable:
     """The end of a session `s` under %(timebox)s / %(inactivity)s (least() skips nulls)."""
-    return f"least(s.created_at + %(timebox)s::interval, {last_refreshed} + %(inactivity)s::interval)"
+    return sql.SQL("least(s.created_at + %(timebox)s::interval, {} + %(inactivity)s::interval)").format(last_refreshed)
 
 
 def lifetime_params(settings: Settings) -> dict[str, timedelta | None]:
@@ -63,7 +63,7 @@ async def refresh_user_expiry(ctx: AppContext, conn: AsyncConnection, user_id: u
     if not limited(ctx.settings):
         return
     await conn.execute(
-        f"update auth.sessions s set not_after = {not_after_sql()} where s.user_id = %(uid)s",
+        sql.SQL("update auth.sessions s set not_after = {} where s.user_id = %(uid)s").format(not_after_sql()),
         {**lifetime_params(ctx.settings), "uid": user_id})
 
 
@@ -73,8 +73,9 @@ async def sweep(ctx: AppContext, conn: AsyncConnection) -> None:
     so that devices forgotten then end as well."""
     if limited(ctx.settings):
         await conn.execute(
-            f"update auth.sessions s set not_after = {not_after_sql()} where s.id in"
-            " (select id from auth.sessions where not_after is null limit %(batch)s for update skip locked)",
+            sql.SQL("update auth.sessions s set not_after = {} where s.id in"
+                    " (select id from auth.sessions where not_after is null limit %(batch)s for update skip locked)"
+                    ).format(not_after_sql()),
             {**lifetime_params(ctx.settings), "batch": BACKFILL_BATCH})
     await end_reason(conn, "expired")
     await conn.execute(
@@ -84,7 +85,8 @@ async def sweep(ctx: AppContext, conn: AsyncConnection) -> None:
 
 
 async def live_count(conn: AsyncConnection, user_id: uuid.UUID) -> int:
-    cur = await conn.execute(f"select count(*) from auth.sessions s where s.user_id = %s and {LIVE}", [user_id])
+    cur = await conn.execute(sql.SQL("select count(*) from auth.sessions s where s.user_id = %s and {}").format(LIVE),
+                             [user_id])
     row = await cur.fetchone()
     return int(row[0]) if row else 0
 
@@ -107,8 +109,8 @@ async def evict_least_recently_used(ctx: AppContext, conn: AsyncConnection, user
         return 0
     await end_reason(conn, "evicted")
     cur = await conn.execute(
-        f"delete from auth.sessions where id in (select s.id from auth.sessions s where s.user_id = %s and {LIVE}"
-        f" order by {LAST_REFRESHED}, s.created_at limit %s) returning id", [user_id, excess])
+        sql.SQL("delete from auth.sessions where id in (select s.id from auth.sessions s where s.user_id = %s and {}"
+                " order by {}, s.created_at limit %s) returning id").format(LIVE, LAST_REFRESHED), [user_id, excess])
     ended = len(await cur.fetchall())
     await end_reason(conn, "")
     return ended
