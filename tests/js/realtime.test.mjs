@@ -137,10 +137,12 @@ test('two users on one table each receive only the rows their policies allow', a
       .on('postgres_changes', { event: 'INSERT', schema: 'public', table: TABLE }, (p) => got[name].push(p.new)));
   }
   await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'for alice'), ($2, 'for bob'), ($1, 'alice 2')`, [alice, bob]);
-  await waitFor(() => got.alice.length >= 2 && got.bob.length >= 1, 'both users');
-  await new Promise((r) => setTimeout(r, 300));
-  assert.deepEqual(got.alice.map((r) => r.body).sort(), ['alice 2', 'for alice']);
-  assert.deepEqual(got.bob.map((r) => r.body), ['for bob']);
+  // Changes arrive in commit order: once each user has a marker committed later, nothing of the
+  // first transaction is still on its way.
+  await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'end'), ($2, 'end')`, [alice, bob]);
+  await waitFor(() => got.alice.at(-1)?.body === 'end' && got.bob.at(-1)?.body === 'end', 'both markers');
+  assert.deepEqual(got.alice.map((r) => r.body).sort(), ['alice 2', 'end', 'for alice']);
+  assert.deepEqual(got.bob.map((r) => r.body), ['for bob', 'end']);
   for (const c of clients) await c.removeAllChannels();
 });
 
@@ -160,8 +162,10 @@ test('insert, update and delete of one row arrive as three events each, in commi
   const inOneTransaction = await burst();
   await db.query('commit');
   const ids = [inOneTransaction, await burst()];
-  await waitFor(() => events.length >= 6, 'six events');
-  await new Promise((r) => setTimeout(r, 300));
+  // A marker committed last: when it arrives, every earlier event has (commit order).
+  await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'end')`, [uid]);
+  await waitFor(() => events.at(-1)?.new.body === 'end', 'the marker');
+  events.pop();
   const expected = ids.flatMap((id) => [['INSERT', 'draft', {}], ['UPDATE', 'final', { id }], ['DELETE', undefined, { id }]]);
   assert.deepEqual(events.map((e) => [e.eventType, e.new.body, e.old]), expected);
   await supabase.removeAllChannels();
@@ -203,9 +207,9 @@ test("another user receives none of a row's insert, update and delete", async ()
   const { rows: [row] } = await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'private') returning id`, [owner]);
   await db.query(`update public.${TABLE} set body = 'still private' where id = $1`, [row.id]);
   await db.query(`delete from public.${TABLE} where id = $1`, [row.id]);
+  // The other user's own row, committed last: when it arrives, any leak would have (commit order).
   await db.query(`insert into public.${TABLE} (owner, body) values ($1, 'marker')`, [other]);
   await waitFor(() => seen.owner.length >= 3 && seen.other.length >= 1, 'both users');
-  await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(seen.owner, ['INSERT', 'UPDATE', 'DELETE']);
   assert.deepEqual(seen.other, ['INSERT']); // its own marker only
   for (const c of clients) await c.removeAllChannels();
