@@ -29,9 +29,6 @@ const EMPTY: MailLink = { recovery: false, errorCode: null, sessionsEnded: 0 };
 
 export const mailLink: MailLink = typeof window === "undefined" ? EMPTY : readMailLink(window.location.hash, window.location.search);
 
-/** Kept for older callers: a recovery link was opened in this page load. */
-export const recoveryLinkOpened: boolean = mailLink.recovery;
-
 function storage(): Storage | null {
   try {
     return typeof window === "undefined" ? null : window.sessionStorage;

@@ -13,7 +13,3 @@ export function useViewportWidth(): number {
   }, []);
   return width;
 }
-
-export function useIsMobile(): boolean {
-  return useViewportWidth() < MOBILE_BREAKPOINT;
-}

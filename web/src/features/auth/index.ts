@@ -1,7 +1,7 @@
 // The auth feature's public entry: the signed-in state, the auth calls, the sign-in and
 // recovery screens' parts, their validation and their French error texts.
-export { AuthProvider, useAuth, type AuthState } from "./hooks/auth-context";
-export { fetchProfile, onAuthChange, requestPasswordReset, signIn, signOut, signUp, updatePassword } from "./api/auth";
+export { AuthProvider, useAuth } from "./hooks/auth-context";
+export { onAuthChange, requestPasswordReset, signIn, signOut, signUp, updatePassword } from "./api/auth";
 export { AuthCard } from "./components/auth-card";
 export { PasswordInput } from "./components/password-input";
 export {

@@ -1,5 +1,3 @@
-import type { Book } from "@/types/db";
-
 export type BookCardState = "login-required" | "restricted" | "downloadable";
 
 export function bookCardState(signedIn: boolean, hasAccess: boolean): BookCardState {
@@ -13,8 +11,4 @@ export function coverUrl(baseUrl: string, cover: string | null | undefined, buck
   if (/^https?:\/\//i.test(cover)) return cover;
   const path = cover.replace(/^\/+/, "").split("/").map(encodeURIComponent).join("/");
   return `${baseUrl.replace(/\/+$/, "")}/storage/v1/object/public/${bucket}/${path}`;
-}
-
-export function sortNewestFirst<T extends Pick<Book, "created_at">>(items: T[]): T[] {
-  return [...items].sort((a, b) => b.created_at.localeCompare(a.created_at));
 }
