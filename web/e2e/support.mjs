@@ -29,10 +29,19 @@ export async function newPage(browser, viewport = { width: 1280, height: 800 }) 
 }
 
 /**
- * Serious or critical axe violations of the current page (rule id and first target).
- * Toasts are left out: they are measured mid fade-in, which reads as low contrast.
+ * Serious or critical axe violations of the current page (rule id and first target), once
+ * its finite transitions have ended: a button measured mid-fade (enabled a moment ago, from
+ * disabled's half opacity) reads as low contrast. Toasts are left out: they come and go.
  */
 export async function axeViolations(page) {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getTiming().iterations !== Infinity)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   await page.evaluate(AXE_SOURCE);
   const result = await page.evaluate(async () => {
     // eslint-disable-next-line no-undef
