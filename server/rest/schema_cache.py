@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
@@ -200,22 +200,95 @@ where n.nspname = any(%(schemas)s) and p.prokind = 'f'
   and p.prorettype <> 'trigger'::regtype and p.prorettype <> 'event_trigger'::regtype
 """
 
-_TARGET_RE = re.compile(r"\{TARGETENTRY :expr .*?:resno (\d+) :resname (\S+) :ressortgroupref \d+ :resorigtbl (\d+) :resorigcol (\d+)")
+# -- view lineage -------------------------------------------------------------------------
+# A view's `_RETURN` rule (pg_rewrite.ev_action) is a pg_node_tree: `{NODE :field value ...}`
+# nodes, `(...)` lists, `<>` for NULL, backslash escapes inside tokens. Only the outermost
+# query's target list says where a view column comes from: PostgreSQL has already traced its
+# `resorigtbl`/`resorigcol` through subqueries and CTEs in FROM, and left them 0 for
+# expressions, set operations and scalar subqueries. PostgREST reads the same fields.
 
 
-def _view_columns(action: str) -> dict[str, tuple[int, int]]:
-    """view column -> (source relation oid, attnum), from the view's rewrite rule text.
+def _node_tokens(text: str) -> Iterator[tuple[str, bool]]:
+    """pg_node_tree tokens, as PostgreSQL's pg_strtok cuts them: the text, unescaped, and
+    whether it was written bare (so `<>` and `(` are told from a name spelled the same)."""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in " \t\n":
+            i += 1
+        elif ch in "(){}":
+            yield ch, True
+            i += 1
+        else:
+            chars: list[str] = []
+            bare = True
+            while i < n and text[i] not in " \t\n(){}":
+                if text[i] == "\\" and i + 1 < n:
+                    chars.append(text[i + 1])
+                    i += 2
+                    bare = False
+                else:
+                    chars.append(text[i])
+                    i += 1
+            yield "".join(chars), bare
 
-    The outermost query's target list comes last in the node text, so later entries win.
-    """
-    out: dict[str, tuple[int, int]] = {}
-    for m in _TARGET_RE.finditer(action):
-        resname = m.group(2)
-        if resname.startswith('"') or resname == "<>":
+
+def parse_node_tree(text: str) -> Any:
+    """pg_node_tree text -> nested values: a node is a dict of its fields (its type under ""),
+    each field the list of the values written after it; a list is a list; `<>` is None; any
+    other token a str. Iterative: a deeply nested expression costs no Python stack."""
+    root: list[Any] = []
+    stack: list[tuple[Any, list[Any]]] = [(None, root)]  # (open node or list, where values go)
+    for token, bare in _node_tokens(text):
+        container, target = stack[-1]
+        if bare and token == "{":
+            node: dict[str, list[Any]] = {"": []}
+            target.append(node)
+            stack.append((node, node[""]))
+        elif bare and token == "(":
+            items: list[Any] = []
+            target.append(items)
+            stack.append((items, items))
+        elif bare and token in (")", "}"):
+            if len(stack) == 1 or isinstance(container, dict) != (token == "}"):
+                raise ValueError("unbalanced pg_node_tree")
+            stack.pop()
+        elif bare and token.startswith(":") and isinstance(container, dict):
+            # A later field of the same name wins: a column named `:resno` is written before
+            # the real field (TargetEntry writes resname first).
+            container[token[1:]] = []
+            stack[-1] = (container, container[token[1:]])
+        else:
+            target.append(None if bare and token == "<>" else token)
+    if len(stack) != 1 or len(root) != 1:
+        raise ValueError("unbalanced pg_node_tree")
+    return root[0]
+
+
+def _field(node: Any, name: str) -> Any:
+    """The one value of a node's field, else None."""
+    values = node.get(name) if isinstance(node, dict) else None
+    return values[0] if values and len(values) == 1 else None
+
+
+def _view_columns(action: str) -> dict[int, tuple[int, int]]:
+    """view column number -> (source relation oid, its column number), from the view's rule;
+    columns computed from anything but one column are left out. Numbers, not names: a column
+    renamed by ALTER VIEW keeps its number, while the rule keeps the old name."""
+    try:
+        rule = parse_node_tree(action)
+    except ValueError:
+        log.warning("unreadable view rule; its columns get no lineage")
+        return {}
+    query = rule[0] if isinstance(rule, list) and rule else None
+    out: dict[int, tuple[int, int]] = {}
+    for entry in _field(query, "targetList") or []:
+        numbers = [_field(entry, key) for key in ("resno", "resorigtbl", "resorigcol")]
+        if _field(entry, "resjunk") != "false" or not all(isinstance(v, str) and v.isascii() and v.isdigit() for v in numbers):
             continue
-        tbl, col = int(m.group(3)), int(m.group(4))
-        if tbl:
-            out[resname] = (tbl, col)
+        resno, table, column = (int(v) for v in numbers)
+        if table:
+            out[resno] = (table, column)
     return out
 
 
@@ -267,33 +340,35 @@ def build(table_rows: list[dict], column_rows: list[dict], key_rows: list[dict],
         uniques.setdefault(r["oid"], []).append(set(r["cols"]))
 
     # view column -> base column, resolved through chains of views
-    view_maps: dict[int, dict[str, tuple[int, int]]] = {r["oid"]: _view_columns(r["action"]) for r in view_rows}
+    view_maps: dict[int, dict[int, tuple[int, int]]] = {r["oid"]: _view_columns(r["action"]) for r in view_rows}
 
-    def base_of(oid: int, col: str, depth: int = 0) -> tuple[int, str] | None:
-        if oid not in view_maps:
-            return (oid, col)
-        src = view_maps[oid].get(col)
-        if src is None or depth > 10:
-            return None
-        name = attnames.get(src)
-        return base_of(src[0], name, depth + 1) if name else None
+    def base_of(oid: int, attnum: int) -> tuple[int, int] | None:
+        seen: set[int] = set()
+        while oid in view_maps and oid not in seen:
+            seen.add(oid)
+            src = view_maps[oid].get(attnum)
+            if src is None:
+                return None
+            oid, attnum = src
+        return None if oid in view_maps else (oid, attnum)
 
     # for each base table oid: the (view oid, {base col: view col}) exposing its columns
     exposures: dict[int, list[tuple[int, dict[str, str]]]] = {}
     for void, mapping in view_maps.items():
         per_base: dict[int, dict[str, str]] = {}
-        for vcol in mapping:
-            base = base_of(void, vcol)
-            if base:
-                per_base.setdefault(base[0], {}).setdefault(base[1], vcol)
-        for boid, cols in per_base.items():
-            exposures.setdefault(boid, []).append((void, cols))
+        for resno in sorted(mapping):
+            base = base_of(void, resno)
+            vcol, bcol = attnames.get((void, resno)), attnames.get(base) if base else None
+            if base and vcol and bcol:
+                per_base.setdefault(base[0], {}).setdefault(bcol, vcol)
+        for boid, exposed in per_base.items():
+            exposures.setdefault(boid, []).append((void, exposed))
         # views show the PK of their base table when they expose it
         vt = by_oid.get(void)
-        for boid, cols in per_base.items():
+        for boid, exposed in per_base.items():
             bt = by_oid.get(boid)
-            if vt and bt and bt.pk and not vt.pk and all(c in cols for c in bt.pk):
-                vt.pk = [cols[c] for c in bt.pk]
+            if vt and bt and bt.pk and not vt.pk and all(c in exposed for c in bt.pk):
+                vt.pk = [exposed[c] for c in bt.pk]
 
     def variants(oid: int, cols: list[str]) -> list[tuple[int, list[str]]]:
         """The table itself and every view exposing all of `cols`, with the view's column names."""
