@@ -277,7 +277,8 @@ def test_logic_trees_allow_blanks_everywhere() -> None:
     # AndOrParamsSpec "allows whitespace"
     tree = parse_query("and=( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )").logic[()][0]
     inner = tree.children[0]
-    assert isinstance(inner, Logic) and isinstance(inner.children[0], Filter) and inner.children[0].value == ["1", "2", "3"]
+    # blanks inside an in list are kept but for those lexeme '(' eats: ["1", " 2", " 3 "], as PostgREST passes them
+    assert isinstance(inner, Logic) and isinstance(inner.children[0], Filter) and inner.children[0].value == ["1", " 2", " 3 "]
 
 
 @pytest.mark.xfail(strict=True, reason="PostgREST stops at the tree's closing parenthesis; request.parse_logic keeps '2)' (see report)")
