@@ -21,6 +21,7 @@ from server.config import Settings, load_settings
 from server.context import AppContext
 from server.db.database import api_conninfo
 from server.db.health import DatabaseHealth, check_pools, is_unavailable
+from server.db.listener import Listener
 from server.db.pool import make_pool
 
 
@@ -33,6 +34,7 @@ def build_context(settings: Settings) -> AppContext:
         keys=keys_from_settings(settings),
         api_pool=make_pool(api_conninfo(settings, settings.database_url), settings.db_pool_size, "api", watchdog),
         admin_pool=make_pool(settings.database_url, max(2, settings.db_pool_size // 2), "admin", watchdog),
+        listener=Listener(settings.database_url),
         health=watchdog,
     )
 
@@ -120,12 +122,14 @@ def create_app(settings: Settings) -> Starlette:
         await ctx.api_pool.open(wait=True, timeout=30)
         await ctx.admin_pool.open(wait=True, timeout=30)
         await ctx.health.start()
+        await ctx.listener.start()
         try:
             for hook in ctx.on_startup:
                 await hook()
             yield
         finally:
             await shut_down_services(ctx)
+            await ctx.listener.stop()
             await ctx.health.stop()
             await ctx.admin_pool.close(timeout=SHUTDOWN_POOL_TIMEOUT)
             await ctx.api_pool.close(timeout=SHUTDOWN_POOL_TIMEOUT)

@@ -17,9 +17,9 @@ from typing import Any
 
 import orjson
 from psycopg import AsyncConnection
-from psycopg_pool import AsyncConnectionPool
 
 from server.db import role_settings
+from server.db.pool import Pool
 
 
 def context_sql(*extra: str, request: bool = True) -> str:
@@ -60,7 +60,7 @@ class RequestContext:
 
 
 @asynccontextmanager
-async def request_transaction(pool: AsyncConnectionPool, ctx: RequestContext) -> AsyncIterator[AsyncConnection]:
+async def request_transaction(pool: Pool, ctx: RequestContext) -> AsyncIterator[AsyncConnection]:
     """Borrow a connection, begin, set role and claims; commit on success, roll back on error."""
     async with pool.connection() as conn, conn.transaction():
         await conn.execute(SET_CONTEXT_SQL, ctx.params())

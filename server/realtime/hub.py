@@ -4,8 +4,8 @@ hold, and the link to the other processes through PostgreSQL.
 Fan-out between processes goes through PostgreSQL: broadcasts and presence diffs as NOTIFY
 on `realtime_bus` (a payload too large for NOTIFY travels as a realtime.messages row),
 row changes through the realtime.changes log, in commit order (see changes.py). Each process
-LISTENs on one dedicated connection and reconnects after a failure; the change log's cursor
-makes sure no change that committed meanwhile is lost.
+LISTENs through its shared listener (server/db/listener.py), which reconnects after a
+failure; the change log's cursor makes sure no change that committed meanwhile is lost.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import orjson
 import psycopg
 
 from server.context import AppContext
-from server.db.listener import cancel_all, listen_forever
+from server.db.listener import Subscription, cancel_all
 from server.realtime.changes import ChangeFeed, PgBinding
 from server.realtime.protocol import UserBroadcast, encode_raw_payload, encode_user_broadcast
 
@@ -32,7 +32,6 @@ log = logging.getLogger("supalite.realtime")
 
 BUS = "realtime_bus"
 CHANGES = "realtime_changes"
-LISTENER_NAME = "supalite realtime listener"
 NOTIFY_LIMIT = 7900  # PostgreSQL refuses NOTIFY payloads of 8000 bytes and more
 NODE_TIMEOUT_S = 30
 MAINTENANCE_S = 5.0
@@ -57,18 +56,23 @@ class Hub:
         # Deliveries in flight, held so the loop does not collect them before they finish.
         self._deliveries: set[asyncio.Task[None]] = set()
         self.listening = asyncio.Event()
+        self._subscription: Subscription | None = None
 
     # -- lifecycle ---------------------------------------------------------------------
 
     async def start(self) -> None:
         await self._heartbeat()
-        self._tasks = [asyncio.create_task(coro) for coro in (self._listen(), self.feed.run(), self._maintain())]
+        self._tasks = [asyncio.create_task(coro) for coro in (self.feed.run(), self._maintain())]
+        self._subscription = self._listen()
         try:
             await asyncio.wait_for(self.listening.wait(), 10)
         except TimeoutError:
             log.warning("realtime: listener not connected yet")
 
     async def stop(self) -> None:
+        if self._subscription is not None:
+            await self._subscription.close()
+            self._subscription = None
         await cancel_all([*self._tasks, *self._deliveries])
         try:
             async with self.ctx.admin_pool.connection() as conn:
@@ -78,7 +82,7 @@ class Hub:
         except psycopg.Error:
             log.warning("realtime: could not clean up node %s", self.node)
 
-    async def _listen(self) -> None:
+    def _listen(self) -> Subscription:
         def connected() -> None:
             self.listening.set()
             self.feed.wake()  # read what committed while not listening
@@ -89,8 +93,8 @@ class Hub:
             else:
                 await self._on_bus(notify.payload)
 
-        await listen_forever(self.ctx.settings.database_url, (CHANGES, BUS), name=LISTENER_NAME,
-                             on_connect=connected, on_notify=notified)
+        return self.ctx.listener.subscribe((CHANGES, BUS), on_connect=connected, on_notify=notified,
+                                           name="realtime")
 
     async def _heartbeat(self) -> None:
         async with self.ctx.admin_pool.connection() as conn:

@@ -77,7 +77,7 @@ class RestService:
         self.ctx = ctx
         self.settings = ctx.settings
         self.schemas = ctx.settings.db_schemas
-        self.cache_holder = SchemaCacheHolder(ctx.settings.database_url, self.schemas)
+        self.cache_holder = SchemaCacheHolder(ctx, self.schemas)
         self._search_paths = {
             s: ", ".join(_quote_ident(x) for x in dict.fromkeys((s, *ctx.settings.db_extra_search_path)))
             for s in self.schemas

@@ -11,13 +11,16 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg.rows import dict_row
 
-from server.db import health, role_settings
-from server.db.listener import cancel_all, listen_forever
+from server.db import role_settings
+from server.db.listener import Subscription
+
+if TYPE_CHECKING:
+    from server.context import AppContext
 
 log = logging.getLogger("supalite.rest")
 
@@ -425,19 +428,20 @@ def build(table_rows: list[dict], column_rows: list[dict], key_rows: list[dict],
 
 
 class SchemaCacheHolder:
-    """The current cache of one process, reloaded in the background on NOTIFY."""
+    """The current cache of one process, loaded on the owner's pool and reloaded in the
+    background on `NOTIFY pgrst` (through the process's shared listener)."""
 
-    def __init__(self, conninfo: str, schemas: tuple[str, ...]) -> None:
-        self.conninfo = conninfo
+    def __init__(self, ctx: AppContext, schemas: tuple[str, ...]) -> None:
+        self.ctx = ctx
         self.schemas = schemas
         self.cache: SchemaCache | None = None
-        self._listener: asyncio.Task | None = None
+        self._subscription: Subscription | None = None
         self._reloading = asyncio.Lock()
         self.on_reload: list[Callable[[SchemaCache], None]] = []
 
     async def reload(self) -> SchemaCache:
-        async with self._reloading, await psycopg.AsyncConnection.connect(
-                self.conninfo, autocommit=True, connect_timeout=health.CONNECT_TIMEOUT) as conn:
+        async with self._reloading, self.ctx.admin_pool.connection() as conn:
+            # One transaction: the catalog queries see one state of the schema.
             self.cache = await load(conn, self.schemas)
             await role_settings.load(conn)  # `notify pgrst` also picks up ALTER ROLE ... SET
         for cb in self.on_reload:
@@ -446,24 +450,28 @@ class SchemaCacheHolder:
 
     async def start(self) -> None:
         await self.reload()
-        self._listener = asyncio.create_task(self._listen())
+        # Reloading on (re)connect catches changes made while nobody listened.
+        self._subscription = self.ctx.listener.subscribe(
+            ("pgrst",), on_connect=self.reload, on_notify=self._notified, name="schema cache")
 
     async def stop(self) -> None:
-        if self._listener:
-            await cancel_all([self._listener])
+        if self._subscription is not None:
+            await self._subscription.close()
+            self._subscription = None
 
-    async def _listen(self) -> None:
-        async def notified(note: psycopg.Notify) -> None:
-            if note.payload.strip() in ("", "reload schema", "reload config"):
-                await self._drain()
-                await self.reload()
-
-        # Reloading on (re)connect catches changes made while nobody listened.
-        await listen_forever(self.conninfo, ("pgrst",), name="supalite schema cache",
-                             on_connect=self.reload, on_notify=notified)
-
-    async def _drain(self) -> None:
-        """Coalesce a burst of notifications (a migration sends one per DDL statement)."""
-        await asyncio.sleep(0.05)
+    async def _notified(self, note: psycopg.Notify) -> None:
+        if not _asks_reload(note):
+            return
+        # A migration sends one notification per DDL statement: let the burst arrive, and
+        # leave the reload to the last notification of it.
+        await asyncio.sleep(BURST_S)
+        if self._subscription is not None and any(map(_asks_reload, self._subscription.backlog())):
+            return
+        await self.reload()
 
 
+BURST_S = 0.05
+
+
+def _asks_reload(note: psycopg.Notify) -> bool:
+    return note.payload.strip() in ("", "reload schema", "reload config")

@@ -2,11 +2,12 @@
 
 A trigger on storage.objects (platform_schema/0202) queues the key of every deleted or
 re-keyed row in storage.deleted_objects, in the deleting transaction, and NOTIFYs. Every
-server process runs one reaper: it LISTENs, and sweeps on each notification, on (re)connect
-and every SWEEP_INTERVAL_S. Several processes share the queue safely: a sweep claims rows
-with `for update skip locked`, deletes their bytes and commits, so a crash mid-sweep leaves
-the rows for the next one. Deleting a key twice (the service's own delete paths also remove
-bytes directly) is harmless: a missing key is not an error for any backend.
+server process runs one reaper: it LISTENs (through the process's shared listener), and
+sweeps on each notification, on (re)connect and every SWEEP_INTERVAL_S. Several processes
+share the queue safely: a sweep claims rows with `for update skip locked`, deletes their
+bytes and commits, so a crash mid-sweep leaves the rows for the next one. Deleting a key
+twice (the service's own delete paths also remove bytes directly) is harmless: a missing
+key is not an error for any backend.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ import asyncio
 import logging
 
 from server.context import AppContext
-from server.db.listener import cancel_all, listen_forever
+from server.db.listener import Subscription, cancel_all
 from server.storage.backends import Backend
 from server.storage.paths import backend_key
 
 log = logging.getLogger("supalite.storage.reaper")
 
 CHANNEL = "storage_deleted_objects"
-LISTENER_NAME = "supalite storage reaper"
 SWEEP_INTERVAL_S = 60.0
 BATCH = 200
 MAX_ATTEMPTS = 10
@@ -45,18 +45,20 @@ class Reaper:
         self.backend = backend
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._subscription: Subscription | None = None
 
     async def start(self) -> None:
-        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._run())]
+        # Sweeping on connect reaps what was queued while nobody listened.
+        self._subscription = self.ctx.listener.subscribe(
+            (CHANNEL,), on_connect=self._wake.set, on_notify=lambda _: self._wake.set(), name="storage reaper")
+        self._tasks = [asyncio.create_task(self._run())]
 
     async def stop(self) -> None:
+        if self._subscription is not None:
+            await self._subscription.close()
+            self._subscription = None
         await cancel_all(self._tasks)
         self._tasks = []
-
-    async def _listen(self) -> None:
-        # Sweeping on connect reaps what was queued while nobody listened.
-        await listen_forever(self.ctx.settings.database_url, (CHANNEL,), name=LISTENER_NAME,
-                             on_connect=self._wake.set, on_notify=lambda _: self._wake.set())
 
     async def _run(self) -> None:
         while True:

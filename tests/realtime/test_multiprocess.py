@@ -13,6 +13,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from server.db.listener import LISTENER_NAME
 from tests import harness
 from tests.realtime.support import PhoenixClient, published_table, user_token
 
@@ -88,7 +89,7 @@ def test_changes_committed_while_the_listener_reconnects_arrive_once(servers) ->
                           user_token(first.settings, uid))
         with psycopg.connect(first.database_url, autocommit=True) as conn:
             conn.execute("select pg_terminate_backend(pid) from pg_stat_activity where application_name = %s",
-                         ["supalite realtime listener"])
+                         [LISTENER_NAME])
             for i in range(5):
                 conn.execute(sql.SQL("insert into {} (owner, body) values (%s, %s)").format(sql.Identifier("public", TABLE)),
                              [uid, f"gap {i}"])
