@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import re
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,31 +14,31 @@ from server.auth import error_codes as codes
 from server.auth.errors import AuthError, forbidden
 from server.auth.jwt import JwtError
 from server.auth.user_store import UserRow, user_by_id
+from server.caller import MissingToken, verified_caller
 from server.context import AppContext
 
 ADMIN_ROLES = ("service_role", "supabase_admin")
-_BEARER = re.compile(r"^\s*bearer\s+(\S+)\s*$", re.IGNORECASE)
 
 
 @dataclass
 class Caller:
-    claims: dict[str, Any]
+    claims: Mapping[str, Any]
     user: UserRow
     session_id: uuid.UUID | None
 
 
-def bearer_claims(ctx: AppContext, request: Request) -> dict[str, Any]:
-    match = _BEARER.match(request.headers.get("authorization", ""))
-    if not match:
-        raise AuthError(401, codes.NO_AUTHORIZATION, "This endpoint requires a valid Bearer token")
+def bearer_claims(ctx: AppContext, request: Request) -> Mapping[str, Any]:
+    """The verified claims of the request's Bearer token (GoTrue reads no apikey header)."""
     try:
-        return ctx.keys.decode(match.group(1))
+        return verified_caller(ctx.keys, request.headers, apikey=False, required=True).claims
+    except MissingToken:
+        raise AuthError(401, codes.NO_AUTHORIZATION, "This endpoint requires a valid Bearer token") from None
     except JwtError as exc:
         detail = str(exc).removeprefix("invalid JWT: ")
         raise forbidden(codes.BAD_JWT, f"invalid JWT: unable to parse or verify signature, {detail}") from None
 
 
-async def load_caller(ctx: AppContext, conn: AsyncConnection, claims: dict[str, Any], *, lock: bool = False) -> Caller:
+async def load_caller(ctx: AppContext, conn: AsyncConnection, claims: Mapping[str, Any], *, lock: bool = False) -> Caller:
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
         raise forbidden(codes.BAD_JWT, "invalid claim: missing sub claim")
@@ -62,7 +62,7 @@ async def load_caller(ctx: AppContext, conn: AsyncConnection, claims: dict[str, 
     return Caller(claims, user, session_id)
 
 
-def require_admin(ctx: AppContext, request: Request) -> dict[str, Any]:
+def require_admin(ctx: AppContext, request: Request) -> Mapping[str, Any]:
     claims = bearer_claims(ctx, request)
     if claims.get("role") not in ADMIN_ROLES:
         raise forbidden(codes.NOT_ADMIN, "User not allowed")

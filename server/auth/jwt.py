@@ -20,6 +20,7 @@ from typing import Any
 import jwt as pyjwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from server.caller import bearer_token  # noqa: F401  (REST's import until it reads server.caller)
 from server.config import Settings
 
 # Larger tokens are refused before any decoding. The tokens this server issues stay far below:
@@ -37,7 +38,9 @@ class JwtError(Exception):
     """A token that is malformed, forged, expired or of an unknown algorithm."""
 
 
-@dataclass
+# Compared by identity (eq=False): the verified-token cache is kept per set of keys
+# (server/caller.py).
+@dataclass(eq=False)
 class JwtKeys:
     secret: str
     expiry: int = 3600
@@ -157,28 +160,3 @@ def service_role_key(settings: Settings) -> str:
 def derived_secret(settings: Settings, purpose: str) -> str:
     """A stable secret for `purpose`, derived from the JWT secret (same on every replica)."""
     return hmac.new(settings.jwt_secret.encode(), purpose.encode(), hashlib.sha256).hexdigest()[:40]
-
-
-def bearer_token(headers: Mapping[str, str]) -> str | None:
-    """The token a request carries: `Authorization: Bearer`, else the `apikey` header.
-
-    Supabase's gateway turns `apikey` into the Authorization header when none is sent; a
-    request with neither is anonymous.
-    """
-    auth = headers.get("authorization")
-    if auth:
-        scheme, _, token = auth.partition(" ")
-        if scheme.lower() == "bearer" and token.strip():
-            return token.strip()
-    apikey = headers.get("apikey")
-    return apikey.strip() if apikey and apikey.strip() else None
-
-
-def request_claims(keys: JwtKeys, headers: Mapping[str, str]) -> dict[str, Any]:
-    """Claims of the request's token, or `{"role": "anon"}` without one. Raises JwtError."""
-    token = bearer_token(headers)
-    if token is None:
-        return {"role": "anon"}
-    claims = keys.decode(token)
-    claims.setdefault("role", "anon")
-    return claims

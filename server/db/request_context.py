@@ -13,13 +13,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from psycopg import AsyncConnection
 
 from server.db import role_settings
 from server.db.pool import Pool
+
+if TYPE_CHECKING:
+    from server.caller import Caller
 
 
 def context_sql(*extra: str, request: bool = True) -> str:
@@ -45,6 +48,12 @@ class RequestContext:
     method: str = "GET"
     path: str = "/"
     headers: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, caller: Caller, method: str = "GET", path: str = "/",
+           headers: Mapping[str, str] | None = None) -> RequestContext:
+        """The context of a verified caller (server/caller.py) asking `method path`."""
+        return cls(caller.role, caller.claims, method, path, headers or {})
 
     def params(self, *, request: bool = True) -> list[str | None]:
         """The values of context_sql(request=request), without its extra settings."""

@@ -1,6 +1,7 @@
 """POST /realtime/v1/api/broadcast (batch) and /api/broadcast/{topic}/events/{event}
 (realtime-js httpSend): broadcasts without a socket. A message to a private channel goes
-out only when the caller may INSERT a broadcast message on its topic (RLS)."""
+out only when the caller may INSERT a broadcast message on its topic (RLS, checked as the
+authenticator with the caller's role and claims, as REST does)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from server.auth.jwt import JwtError, request_claims
+from server.auth.jwt import JwtError
+from server.caller import Caller, verified_caller
 from server.realtime.auth import can_write
 from server.realtime.hub import Hub
 from server.realtime.protocol import UserBroadcast
@@ -20,9 +22,9 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"message": message}, status_code=status)
 
 
-def _claims(hub: Hub, request: Request) -> dict[str, Any] | JSONResponse:
+def _caller(hub: Hub, request: Request) -> Caller | JSONResponse:
     try:
-        return request_claims(hub.ctx.keys, request.headers)
+        return verified_caller(hub.ctx.keys, request.headers)
     except JwtError as exc:
         return _error(401, str(exc))
 
@@ -43,11 +45,11 @@ def _validate(messages: Any) -> dict[str, Any]:
     return {"messages": errors} if errors else {}
 
 
-async def _send(hub: Hub, claims: dict[str, Any], topic: str, event: str, message: UserBroadcast,
+async def _send(hub: Hub, caller: Caller, topic: str, event: str, message: UserBroadcast,
                 private: bool, allowed: dict[str, bool]) -> None:
     if private:
         if topic not in allowed:
-            allowed[topic] = await can_write(hub.ctx.admin_pool, topic, claims, "broadcast")
+            allowed[topic] = await can_write(hub.ctx.api_pool, topic, caller, "broadcast")
         if not allowed[topic]:
             return
     await hub.broadcast(topic, private, message)
@@ -55,9 +57,9 @@ async def _send(hub: Hub, claims: dict[str, Any], topic: str, event: str, messag
 
 def broadcast_batch(hub: Hub):
     async def endpoint(request: Request) -> Response:
-        claims = _claims(hub, request)
-        if isinstance(claims, JSONResponse):
-            return claims
+        caller = _caller(hub, request)
+        if isinstance(caller, JSONResponse):
+            return caller
         try:
             body = orjson.loads(await request.body())
         except orjson.JSONDecodeError:
@@ -68,7 +70,7 @@ def broadcast_batch(hub: Hub):
             return JSONResponse({"errors": errors}, status_code=422)
         allowed: dict[str, bool] = {}
         for m in messages:  # type: ignore[union-attr]
-            await _send(hub, claims, m["topic"], m["event"], UserBroadcast.from_json(m["event"], m["payload"]),
+            await _send(hub, caller, m["topic"], m["event"], UserBroadcast.from_json(m["event"], m["payload"]),
                         bool(m.get("private")), allowed)
         return Response(status_code=202)
 
@@ -77,9 +79,9 @@ def broadcast_batch(hub: Hub):
 
 def broadcast_single(hub: Hub):
     async def endpoint(request: Request) -> Response:
-        claims = _claims(hub, request)
-        if isinstance(claims, JSONResponse):
-            return claims
+        caller = _caller(hub, request)
+        if isinstance(caller, JSONResponse):
+            return caller
         topic, event = request.path_params["topic"], request.path_params["event"]
         raw = await request.body()
         if request.headers.get("content-type", "").startswith("application/octet-stream"):
@@ -90,7 +92,7 @@ def broadcast_single(hub: Hub):
             except orjson.JSONDecodeError:
                 return JSONResponse({"errors": {"payload": ["is invalid JSON"]}}, status_code=422)
         private = request.query_params.get("private") == "true"
-        await _send(hub, claims, topic, event, message, private, {})
+        await _send(hub, caller, topic, event, message, private, {})
         return Response(status_code=202)
 
     return endpoint

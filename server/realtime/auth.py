@@ -1,19 +1,33 @@
 """Who a channel acts as (its JWT, checked with Realtime's messages) and what a private
-channel may do, decided by the RLS policies on realtime.messages."""
+channel may do, decided by the RLS policies on realtime.messages.
+
+The checks run on the authenticator's pool with the caller's role and claims, as REST and
+storage do: a token naming a role the authenticator cannot become is refused, and the
+policies see `session_user = 'authenticator'`. Realtime inserts its probe messages with its
+own (admin) connection before switching role; here one SECURITY DEFINER function,
+executable by the authenticator only, inserts them (platform_schema/0320), and the
+transaction is always rolled back."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import jwt as pyjwt
 import psycopg
-from psycopg_pool import AsyncConnectionPool
 
 from server.auth.jwt import JwtError, JwtKeys
+from server.caller import Caller, verified_token
 from server.db.request_context import RequestContext, context_sql
+
+
+class Pool(Protocol):
+    """Where the checks borrow a connection: the authenticator's pool."""
+
+    def connection(self) -> AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]: ...
 
 
 class ChannelError(Exception):
@@ -29,13 +43,13 @@ class ChannelError(Exception):
         return f"{self.code}: {self.message}"
 
 
-def verify_token(keys: JwtKeys, token: Any) -> dict[str, Any]:
-    """Claims of a channel token; raises ChannelError with the message Realtime sends."""
+def verify_token(keys: JwtKeys, token: Any) -> Caller:
+    """The caller of a channel token; raises ChannelError with the message Realtime sends."""
     if not isinstance(token, str) or not token.strip():
         raise ChannelError("MalformedJWT", "The token provided is not a valid JWT")
     token = "".join(token.split())
     try:
-        claims = keys.decode(token)
+        caller = verified_token(keys, token)
     except JwtError as exc:
         if str(exc) == "JWT expired":
             exp = pyjwt.decode(token, options={"verify_signature": False}).get("exp", 0)
@@ -43,9 +57,9 @@ def verify_token(keys: JwtKeys, token: Any) -> dict[str, Any]:
         if "ignature" in str(exc):
             raise ChannelError("JwtSignatureError", "Failed to validate JWT signature") from None
         raise ChannelError("MalformedJWT", "The token provided is not a valid JWT") from None
-    if "role" not in claims or "exp" not in claims:
+    if not caller.role_claimed or caller.expires is None:
         raise ChannelError("InvalidJWTToken", "Fields `role` and `exp` are required in JWT")
-    return claims
+    return caller
 
 
 # As Realtime sets it for RLS checks: role, claims, headers and the channel's topic
@@ -61,38 +75,36 @@ class Policies:
     presence_write: bool | None = None
 
 
-def _context(topic: str, claims: Mapping[str, Any], headers: Mapping[str, str] | None) -> list[str | None]:
-    caller = RequestContext(str(claims.get("role", "anon")), claims, headers=headers or {})
-    return [*caller.params(request=False), topic]
+def _context(topic: str, caller: Caller, headers: Mapping[str, str] | None) -> list[str | None]:
+    return [*RequestContext.of(caller, headers=headers).params(request=False), topic]
 
 
-async def read_policies(pool: AsyncConnectionPool, topic: str, claims: Mapping[str, Any],
+async def read_policies(pool: Pool, topic: str, caller: Caller,
                         headers: Mapping[str, str] | None = None) -> Policies:
     """As Realtime does: insert a broadcast and a presence message for the topic, see which
-    of them the caller may SELECT, roll back."""
+    of them the caller may SELECT, roll back. `pool` logs in as authenticator."""
     async with pool.connection() as conn, conn.transaction(force_rollback=True):
-        cur = await conn.execute(
-            "insert into realtime.messages (topic, extension) values (%s, 'broadcast'), (%s, 'presence')"
-            " returning id, extension", [topic, topic])
+        cur = await conn.execute("select id from realtime.probe_messages(%s)", [topic])
         ids = [row[0] for row in await cur.fetchall()]
-        await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
         try:
             async with conn.transaction():
+                await conn.execute(_SET_CONTEXT, _context(topic, caller, headers))
                 cur = await conn.execute(
                     "select extension from realtime.messages where topic = %s and id = any(%s)", [topic, ids])
                 readable = {row[0] for row in await cur.fetchall()}
         except psycopg.Error:
-            readable = set()  # a failing policy grants nothing
+            readable = set()  # a role that cannot be taken or a failing policy grants nothing
     return Policies(broadcast_read="broadcast" in readable, presence_read="presence" in readable)
 
 
-async def can_write(pool: AsyncConnectionPool, topic: str, claims: Mapping[str, Any], extension: str,
+async def can_write(pool: Pool, topic: str, caller: Caller, extension: str,
                     headers: Mapping[str, str] | None = None) -> bool:
-    """Whether the caller may INSERT a message of `extension` on the topic (then rolled back)."""
+    """Whether the caller may INSERT a message of `extension` on the topic (then rolled back).
+    `pool` logs in as authenticator."""
     async with pool.connection() as conn, conn.transaction(force_rollback=True):
-        await conn.execute(_SET_CONTEXT, _context(topic, claims, headers))
         try:
             async with conn.transaction():
+                await conn.execute(_SET_CONTEXT, _context(topic, caller, headers))
                 await conn.execute(
                     "insert into realtime.messages (topic, extension) values (%s, %s)", [topic, extension])
             return True

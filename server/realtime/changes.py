@@ -7,6 +7,13 @@ reader that sees a change already sees every committed change below it, so the c
 last id read. A change is never skipped, even when it committed while the listener was
 reconnecting or while other transactions stayed open, and never read twice by the same
 process.
+
+The log is read and checked on the authenticator's pool, as REST runs requests:
+realtime.check_changes switches to each subscriber's role inside, so the policies run with
+`session_user = 'authenticator'`, and a role the authenticator cannot become (a token
+claiming `postgres`, say) sees nothing, as REST refuses it. Upstream Realtime evaluates them
+from its admin connection; here the owner is a superuser, who could become any role and
+would lend that to any code the policies call (platform_schema/0320).
 """
 
 from __future__ import annotations
@@ -127,7 +134,7 @@ class ChangeFeed:
 
     async def poll(self) -> bool:
         """Read and dispatch one batch; True when more may be waiting."""
-        async with self.hub.ctx.admin_pool.connection() as conn:
+        async with self.hub.ctx.api_pool.connection() as conn:
             if self.cursor is None or not self.hub.by_entity:
                 # Nobody here subscribes: start from now.
                 cur = await conn.execute(LAST_ID_SQL)

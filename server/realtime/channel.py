@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import psycopg
 
+from server.caller import ANONYMOUS, Caller
 from server.realtime import filters as flt
 from server.realtime import presence
 from server.realtime.auth import ChannelError, Policies, can_write, read_policies, verify_token
@@ -62,7 +63,7 @@ class Channel:
         self.presence_enabled = False
         self.presence_key = ""
         self.policies = Policies(True, True, True, True)
-        self.claims: dict[str, Any] = {}
+        self.caller: Caller = ANONYMOUS
         self.access_token: str | None = None
         self.bindings: list[PgBinding] = []
         self.presence_entry: tuple[str, dict[str, Any]] | None = None
@@ -75,7 +76,13 @@ class Channel:
 
     @property
     def pool(self):
+        """Bookkeeping (subscription rows, presences, the published tables): the owner's pool."""
         return self.hub.ctx.admin_pool
+
+    @property
+    def api_pool(self):
+        """Policy checks as the caller: the authenticator's pool, as REST and storage."""
+        return self.hub.ctx.api_pool
 
     # -- join --------------------------------------------------------------------------
 
@@ -83,9 +90,9 @@ class Channel:
         """Returns the join reply's response and the errors to report as system messages."""
         if not self.sub_topic:
             raise ChannelError("TopicNameRequired", "You must provide a topic name")
-        config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
-        broadcast = config.get("broadcast") if isinstance(config.get("broadcast"), dict) else {}
-        presence_cfg = config.get("presence") if isinstance(config.get("presence"), dict) else {}
+        config: dict[str, Any] = payload["config"] if isinstance(payload.get("config"), dict) else {}
+        broadcast: dict[str, Any] = config["broadcast"] if isinstance(config.get("broadcast"), dict) else {}
+        presence_cfg: dict[str, Any] = config["presence"] if isinstance(config.get("presence"), dict) else {}
         self.self_broadcast = bool(broadcast.get("self"))
         self.ack = bool(broadcast.get("ack"))
         self.private = bool(config.get("private"))
@@ -105,36 +112,35 @@ class Channel:
     def _authenticate(self, token: Any) -> None:
         if not isinstance(token, str) or token.startswith("sb_"):
             token = self.socket.token
-        claims = verify_token(self.hub.ctx.keys, token)
-        self.claims, self.access_token = claims, token
-        self._schedule_expiry(claims)
+        caller = verify_token(self.hub.ctx.keys, token)
+        self.caller, self.access_token = caller, token
+        self._schedule_expiry(caller)
 
-    def _schedule_expiry(self, claims: dict[str, Any]) -> None:
+    def _schedule_expiry(self, caller: Caller) -> None:
         if self._expiry is not None:
             self._expiry.cancel()
-        delay = max(0.0, float(claims["exp"]) - time.time())
+        delay = max(0.0, (caller.expires or 0.0) - time.time())
         loop = asyncio.get_running_loop()
         self._expiry = loop.call_later(
             min(delay, 3600.0), lambda: asyncio.ensure_future(self._on_expiry_check()))
 
     async def _on_expiry_check(self) -> None:
         try:
-            claims = verify_token(self.hub.ctx.keys, self.access_token)
+            caller = verify_token(self.hub.ctx.keys, self.access_token)
         except ChannelError as exc:
             await self.shutdown(exc.message)
             return
-        self._schedule_expiry(claims)
+        self._schedule_expiry(caller)
 
     async def _authorize_read(self) -> None:
-        policies = await read_policies(self.pool, self.sub_topic, self.claims)
+        policies = await read_policies(self.api_pool, self.sub_topic, self.caller)
         if not (policies.broadcast_read or policies.presence_read):
             raise ChannelError("Unauthorized", f"You do not have permissions to read from this Channel topic: {self.sub_topic}")
         self.policies = policies
 
     async def _subscribe(self, entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
         response, errors = [], []
-        role = str(self.claims.get("role", "anon"))
-        claims_json = orjson.dumps(self.claims).decode()
+        role, claims_json = self.caller.role, self.caller.claims_json
         async with self.pool.connection() as conn:
             for params in entries:
                 bid = binding_id(params)
@@ -212,7 +218,7 @@ class Channel:
         else:
             return
         if self.private and self.policies.broadcast_write is None:
-            self.policies.broadcast_write = await can_write(self.pool, self.sub_topic, self.claims, "broadcast")
+            self.policies.broadcast_write = await can_write(self.api_pool, self.sub_topic, self.caller, "broadcast")
         if self.private and not self.policies.broadcast_write:
             if self.ack:
                 self.socket.reply(msg, "error", {"reason": "You do not have permissions to write to this Channel topic"})
@@ -225,7 +231,7 @@ class Channel:
         payload = msg.payload if isinstance(msg.payload, dict) else {}
         event = str(payload.get("event", "")).lower()
         if self.private and self.policies.presence_write is None:
-            self.policies.presence_write = await can_write(self.pool, self.sub_topic, self.claims, "presence")
+            self.policies.presence_write = await can_write(self.api_pool, self.sub_topic, self.caller, "presence")
         if event == "track":
             meta = payload.get("payload", {})
             if not isinstance(meta, dict):
@@ -264,15 +270,15 @@ class Channel:
         if not isinstance(token, str) or token.startswith("sb_") or token == self.access_token:
             return
         try:
-            claims = verify_token(self.hub.ctx.keys, token)
+            caller = verify_token(self.hub.ctx.keys, token)
         except ChannelError as exc:
             await self.shutdown(exc.message)
             return
-        self.claims, self.access_token = claims, token
-        self._schedule_expiry(claims)
+        self.caller, self.access_token = caller, token
+        self._schedule_expiry(caller)
         if self.private:
             before = self.policies
-            policies = await read_policies(self.pool, self.sub_topic, claims)
+            policies = await read_policies(self.api_pool, self.sub_topic, caller)
             if (before.broadcast_read and not policies.broadcast_read) or (before.presence_read and not policies.presence_read):
                 await self.shutdown(f"You no longer have permission to read from this Channel topic: {self.sub_topic}")
                 return
@@ -282,7 +288,7 @@ class Channel:
             async with self.pool.connection() as conn:
                 await conn.execute(
                     "update realtime.subscription set claims = %s::jsonb, claims_role = %s where id = any(%s)",
-                    [orjson.dumps(claims).decode(), str(claims.get("role", "anon")), db_ids])
+                    [caller.claims_json, caller.role, db_ids])
 
     # -- the end -----------------------------------------------------------------------
 
@@ -302,7 +308,7 @@ class Channel:
         if self._expiry is not None:
             self._expiry.cancel()
         self.hub.remove_channel(self)
-        db_ids = []
+        db_ids: list[int] = []
         for binding in self.bindings:
             self.hub.remove_binding(binding)
             db_ids.extend(binding.db_ids)

@@ -13,7 +13,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.auth.jwt import JwtError, request_claims
+from server.auth.jwt import JwtError
+from server.caller import verified_caller
 from server.context import AppContext
 from server.db.bucket_declarations import parse_size
 from server.db.health import is_unavailable
@@ -41,12 +42,10 @@ def message(text: str) -> Response:
 def caller_of(request: Request, ctx: AppContext) -> RequestContext:
     """The caller, from the request's JWT: every handler asks first, before reading a body."""
     try:
-        claims = request_claims(ctx.keys, request.headers)
+        caller = verified_caller(ctx.keys, request.headers)
     except JwtError as exc:
         raise errors.invalid_jwt(str(exc)) from None
-    role = str(claims.get("role") or "anon")
-    return RequestContext(role=role, claims=claims, method=request.method, path=request.url.path,
-                          headers=dict(request.headers))
+    return RequestContext.of(caller, request.method, request.url.path, dict(request.headers))
 
 
 def size_limit(value: Any, global_limit: int) -> int | None:

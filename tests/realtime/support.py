@@ -46,15 +46,19 @@ class PhoenixClient:
         await self.ws.send(orjson.dumps([join_ref, str(self.ref), topic, event, payload]).decode())
         return str(self.ref)
 
+    async def receive_any(self, timeout: float | None = 10.0) -> list[Any]:
+        """The next frame, whatever its event (a binary one as a `broadcast` frame)."""
+        raw = await asyncio.wait_for(self.ws.recv(), timeout)
+        if isinstance(raw, bytes):
+            return [None, None, "", "broadcast", raw]
+        frame: list[Any] = orjson.loads(raw)
+        return frame
+
     async def receive(self, event: str, timeout: float = 10.0) -> list[Any]:
         """The next frame of `event` (other frames are skipped)."""
         async def next_frame() -> list[Any]:
             while True:
-                raw = await self.ws.recv()
-                if isinstance(raw, bytes):
-                    frame: list[Any] = [None, None, "", "broadcast", raw]
-                else:
-                    frame = orjson.loads(raw)
+                frame = await self.receive_any(timeout=None)
                 if frame[3] == event:
                     return frame
         return await asyncio.wait_for(next_frame(), timeout)
