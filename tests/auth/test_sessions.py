@@ -107,3 +107,14 @@ def test_bad_tokens_on_user(api: httpx.Client, live_server) -> None:
     assert none.status_code == 401 and none.json()["code"] == "no_authorization"
     anon = api.get("/user", headers={"Authorization": f"Bearer {live_server.anon_key}", **NEW_API})
     assert anon.status_code == 403 and anon.json()["code"] == "bad_jwt"
+
+
+def test_only_the_authorization_header_as_gotrue_reads_it(api: httpx.Client) -> None:
+    """GoTrue's bearerRegexp: `Bearer` or `bearer`, one space, the token; never the apikey header."""
+    token = sign_up(api)["access_token"]
+    assert api.get("/user", headers={"Authorization": f"bearer {token}"}).status_code == 200
+    for headers in ({"Authorization": f"BEARER {token}"}, {"Authorization": f"Bearer  {token}"},
+                    {"Authorization": f"Token {token}"}, {"apikey": token}):
+        response = api.get("/user", headers={**headers, **NEW_API})
+        assert response.status_code == 401 and response.json()["code"] == "no_authorization", headers
+        assert response.json()["message"] == "This endpoint requires a valid Bearer token"
