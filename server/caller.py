@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from server.bounded_store import ENTRY_OVERHEAD, BoundedStore
+
 if TYPE_CHECKING:
     from server.auth.jwt import JwtKeys
 
 ANON_ROLE = "anon"
-# Rough cost in bytes of an entry's Python objects besides its strings.
-ENTRY_OVERHEAD = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,38 +84,25 @@ class TokenCache:
                  clock: Callable[[], float] = time.time, max_bytes: int = 4 * 1024 * 1024) -> None:
         self._verify = verify
         self._clock = clock
-        self.max_size = max_size
-        self.max_bytes = max_bytes
-        self.max_entry_bytes = max_bytes // 16
-        self._entries: dict[str, tuple[Caller, int]] = {}  # insertion order: oldest first
-        self.bytes = 0
+        self._store = BoundedStore(max_size, max_bytes)
+        self._entries = self._store.entries
 
     def get(self, token: str) -> Caller:
         """The verified caller of `token`; raises whatever `verify` raises on a bad token."""
         hit = self._entries.get(token)
-        if hit is not None and (hit[0].expires is None or hit[0].expires > self._clock()):
-            return hit[0]
+        if hit is not None and (hit.expires is None or hit.expires > self._clock()):
+            return hit
         found = Caller.of_claims(self._verify(token))
         # the token string, the claims' JSON and their dict (about twice the JSON)
-        self._put(token, found, len(token) + 3 * len(found.claims_json) + ENTRY_OVERHEAD)
+        self._store.put(token, found, len(token) + 3 * len(found.claims_json) + ENTRY_OVERHEAD)
         return found
 
-    def _put(self, token: str, caller: Caller, size: int) -> None:
-        self._pop(token)
-        if size > self.max_entry_bytes:
-            return
-        while self._entries and (len(self._entries) >= self.max_size or self.bytes + size > self.max_bytes):
-            self._pop(next(iter(self._entries)))
-        self._entries[token] = (caller, size)
-        self.bytes += size
-
-    def _pop(self, token: str) -> None:
-        entry = self._entries.pop(token, None)
-        if entry is not None:
-            self.bytes -= entry[1]
+    @property
+    def bytes(self) -> int:
+        return self._store.bytes
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._store)
 
 
 # One cache per set of keys (a process has one; tests make several), gone with its keys.

@@ -20,7 +20,6 @@ from typing import Any
 import jwt as pyjwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from server.caller import bearer_token  # noqa: F401  (REST's import until it reads server.caller)
 from server.config import Settings
 
 # Larger tokens are refused before any decoding. The tokens this server issues stay far below:

@@ -48,20 +48,24 @@ class RequestContext:
     method: str = "GET"
     path: str = "/"
     headers: Mapping[str, str] = field(default_factory=dict)
+    claims_json: str | None = None  # the claims as JSON, when the caller has them already
 
     @classmethod
     def of(cls, caller: Caller, method: str = "GET", path: str = "/",
            headers: Mapping[str, str] | None = None) -> RequestContext:
         """The context of a verified caller (server/caller.py) asking `method path`."""
-        return cls(caller.role, caller.claims, method, path, headers or {})
+        return cls(caller.role, caller.claims, method, path, headers or {}, caller.claims_json)
 
     def params(self, *, request: bool = True) -> list[str | None]:
         """The values of context_sql(request=request), without its extra settings."""
-        claims = dict(self.claims)
-        claims.setdefault("role", self.role)
+        claims_json = self.claims_json
+        if claims_json is None:
+            claims = dict(self.claims)
+            claims.setdefault("role", self.role)
+            claims_json = orjson.dumps(claims).decode()
         return [
             self.role,
-            orjson.dumps(claims).decode(),
+            claims_json,
             *((self.method, self.path) if request else ()),
             orjson.dumps(dict(self.headers)).decode(),
             role_settings.statement_timeout(self.role),

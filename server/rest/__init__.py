@@ -1,5 +1,5 @@
 """PostgREST-compatible /rest/v1."""
 
-from server.rest.routes import build
+from server.rest.service import build
 
 __all__ = ["build"]

@@ -28,7 +28,41 @@ class ApiError(Exception):
         return orjson.dumps({"code": self.code, "details": self.details, "hint": self.hint, "message": self.message})
 
 
+# -- connection errors (PGRST0xx) -----------------------------------------------------------
+
+def connection_error() -> ApiError:
+    """The database is down, frozen or restarting. PostgREST puts libpq's message in
+    `details`; it names internal hosts and ports, so it is left out here."""
+    return ApiError(503, "PGRST000", "Database connection error. Retrying the connection.")
+
+
+def client_error() -> ApiError:
+    return ApiError(503, "PGRST001", "Database client error. Retrying the connection.")
+
+
+def schema_cache_not_loaded() -> ApiError:
+    return ApiError(503, "PGRST002", "Could not query the database for the schema cache. Retrying.")
+
+
+def pool_timeout() -> ApiError:
+    return ApiError(504, "PGRST003", "Timed out acquiring connection from connection pool.")
+
+
 # -- request errors (PGRST1xx) ------------------------------------------------------------
+
+def parse_error(where: str, text: str, column: int, details: str) -> ApiError:
+    """A query parameter or header PostgREST's parser rejects, in its (megaparsec) wording."""
+    return ApiError(400, "PGRST100", f'"failed to parse {where} ({text})" (line 1, column {column})', details)
+
+
+def upsert_without_key(table: str) -> ApiError:
+    return ApiError(400, "PGRST100", "Upsert needs a primary key or on_conflict columns",
+                    f"'{table}' has no primary key")
+
+
+def rpc_method(method: str) -> ApiError:
+    return ApiError(405, "PGRST101", f"Cannot use the {method} method on RPC")
+
 
 
 def invalid_body(message: str) -> ApiError:
@@ -72,6 +106,18 @@ def unsupported_method(method: str) -> ApiError:
     return ApiError(405, "PGRST117", f"Unsupported HTTP method: {method}")
 
 
+def put_with_limit() -> ApiError:
+    return ApiError(400, "PGRST114", "limit/offset querystring parameters are not allowed for PUT")
+
+
+def put_filters() -> ApiError:
+    return ApiError(405, "PGRST105", "Filters must include all and only primary key columns with 'eq' operators")
+
+
+def put_payload_mismatch() -> ApiError:
+    return ApiError(400, "PGRST115", "Payload values do not match URL in primary key column(s)")
+
+
 def related_order_not_to_one(origin: str, target: str) -> ApiError:
     return ApiError(400, "PGRST118", f"A related order on '{target}' is not possible",
                     f"'{origin}' and '{target}' do not form a many-to-one or one-to-one relationship")
@@ -80,6 +126,10 @@ def related_order_not_to_one(origin: str, target: str) -> ApiError:
 def unacceptable_filter(target: str) -> ApiError:
     return ApiError(400, "PGRST120", f"Bad operator on the '{target}' embedded resource",
                     "Only is null or not is null filters are allowed on embedded resources")
+
+
+def raise_pgrst_error(details: str, hint: str) -> ApiError:
+    return ApiError(500, "PGRST121", 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error', details, hint)
 
 
 def invalid_preferences(prefs: list[str]) -> ApiError:
@@ -100,10 +150,42 @@ def invalid_resource_path() -> ApiError:
     return ApiError(404, "PGRST125", "Invalid path specified in request URL")
 
 
+def guc_headers_error() -> ApiError:
+    return ApiError(500, "PGRST111", "response.headers guc must be a JSON array composed of objects"
+                                     " with a single key and a string value")
+
+
+def guc_status_error() -> ApiError:
+    return ApiError(500, "PGRST112", "response.status guc must be a valid status code")
+
+
 # -- schema cache errors (PGRST2xx) -------------------------------------------------------
 
-def table_not_found(schema: str, name: str) -> ApiError:
-    return ApiError(404, "PGRST205", f"Could not find the table '{schema}.{name}' in the schema cache")
+def relationship_not_found(parent: str, name: str, schema: str, hint: str | None) -> ApiError:
+    details = (f"Searched for a foreign key relationship between '{parent}' and '{name}'"
+               + (f" using the hint '{hint}'" if hint else "") + f" in the schema '{schema}', but no matches were found.")
+    return ApiError(400, "PGRST200", f"Could not find a relationship between '{parent}' and '{name}' in the schema cache",
+                    details)
+
+
+def ambiguous_embed(parent: str, name: str, details: list[dict[str, str]], targets: list[str]) -> ApiError:
+    return ApiError(300, "PGRST201",
+                    f"Could not embed because more than one relationship was found for '{parent}' and '{name}'",
+                    details, f"Try changing '{name}' to one of the following: " + ", ".join(f"'{t}'" for t in targets)
+                    + ". Find the desired relationship in the 'details' key.")
+
+
+def function_not_found(message: str, details: str, hint: str | None) -> ApiError:
+    return ApiError(404, "PGRST202", message, details, hint)
+
+
+def ambiguous_function(signatures: list[str]) -> ApiError:
+    return ApiError(300, "PGRST203", "Could not choose the best candidate function between: " + ", ".join(signatures),
+                    None, "Try renaming the parameters or the function itself in the database so function overloading"
+                    " can be resolved")
+
+def table_not_found(schema: str, name: str, hint: str | None) -> ApiError:
+    return ApiError(404, "PGRST205", f"Could not find the table '{schema}.{name}' in the schema cache", None, hint)
 
 
 def column_not_found(rel: str, col: str) -> ApiError:
@@ -117,10 +199,11 @@ def jwt_error(message: str) -> ApiError:
     return ApiError(401, code, message, headers={"WWW-Authenticate": f'Bearer error="invalid_token", error_description="{message}"'})
 
 
-def connection_error() -> ApiError:
-    """The database is down, frozen or restarting. PostgREST puts libpq's message in
-    `details`; it names internal hosts and ports, so it is left out here."""
-    return ApiError(503, "PGRST000", "Database connection error. Retrying the connection.")
+# -- internal ----------------------------------------------------------------------------
+
+def internal_error() -> ApiError:
+    """Anything unexpected: logged with its traceback, never shown to the client."""
+    return ApiError(500, "PGRSTX00", "Internal server error")
 
 
 # -- PostgreSQL errors --------------------------------------------------------------------
@@ -157,7 +240,7 @@ def from_pg_error(exc: pg_errors.Error, authed: bool) -> ApiError:
     sqlstate = diag.sqlstate or ""
     message = diag.message_primary or str(exc)
     if not sqlstate:
-        return ApiError(503, "PGRST001", "Database client error. Retrying the connection.")
+        return client_error()
     if sqlstate == "PGRST":
         return _raise_pgrst(message, diag.message_detail)
     status = sqlstate_status(sqlstate, message, authed)
@@ -165,23 +248,42 @@ def from_pg_error(exc: pg_errors.Error, authed: bool) -> ApiError:
     return ApiError(status, sqlstate, message, diag.message_detail, diag.message_hint, headers)
 
 
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _is_text(value: Any, optional: bool = False) -> bool:
+    return isinstance(value, str) or (optional and value is None)
+
+
+def _is_status(value: Any) -> bool:
+    """Aeson's Int (a JSON number without fraction, never a boolean), and an HTTP status."""
+    whole = type(value) is int or (isinstance(value, float) and value.is_integer())
+    return whole and 100 <= value <= 599
+
+
+_MESSAGE_HINT = "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'."
+_DETAIL_HINT = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'."
+
+
 def _raise_pgrst(message: str, detail: str | None) -> ApiError:
-    try:
-        body = orjson.loads(message)
-        if not isinstance(body, dict) or "code" not in body or "message" not in body:
-            raise ValueError
-    except ValueError:
-        return ApiError(500, "PGRST121", 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error',
-                        f"Invalid JSON value for MESSAGE: '{message}'",
-                        "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.")
-    try:
-        resp = orjson.loads(detail or "")
-        if not isinstance(resp, dict) or "status" not in resp:
-            raise ValueError
-        status = int(resp["status"])
-        headers = {str(k): str(v) for k, v in (resp.get("headers") or {}).items()}
-    except (ValueError, TypeError):
-        return ApiError(500, "PGRST121", 'Could not parse JSON in the "RAISE SQLSTATE \'PGRST\'" error',
-                        "DETAIL is missing in the RAISE statement" if not detail else f"Invalid JSON value for DETAIL: '{detail}'",
-                        "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.")
-    return ApiError(status, str(body["code"]), str(body["message"]), body.get("details"), body.get("hint"), headers)
+    """`RAISE SQLSTATE 'PGRST'`, decoded as PostgREST's parseRaisePGRST: MESSAGE is
+    {code, message, details?, hint?} of strings, DETAIL {status: int, status_text?, headers:
+    {name: string}}; anything else is PGRST121."""
+    body = _json_object(message)
+    if body is None or not (_is_text(body.get("code")) and _is_text(body.get("message"))
+                            and _is_text(body.get("details"), True) and _is_text(body.get("hint"), True)):
+        return raise_pgrst_error(f"Invalid JSON value for MESSAGE: '{message}'", _MESSAGE_HINT)
+    if detail is None:
+        return raise_pgrst_error("DETAIL is missing in the RAISE statement", _DETAIL_HINT)
+    resp = _json_object(detail)
+    headers = resp.get("headers") if resp is not None else None
+    if (resp is None or not _is_status(resp.get("status")) or not _is_text(resp.get("status_text"), True)
+            or not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values())):
+        return raise_pgrst_error(f"Invalid JSON value for DETAIL: '{detail}'", _DETAIL_HINT)
+    return ApiError(int(resp["status"]), body["code"], body["message"], body.get("details"), body.get("hint"),
+                    dict(headers))

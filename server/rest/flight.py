@@ -252,4 +252,14 @@ def row(result: pq.abc.PGresult) -> tuple[bytes | None, ...] | None:
     return tuple(result.get_value(0, c) for c in range(result.nfields))
 
 
-__all__ = ["PREPARED", "Statement", "Step", "encode", "row", "run", "to_statement"]
+def rows(result: pq.abc.PGresult) -> list[tuple[str | None, ...]]:
+    """Every row of a result, as text per column (None for NULL)."""
+    fields = range(result.nfields)
+    out = []
+    for r in range(result.ntuples):
+        values = (result.get_value(r, c) for c in fields)
+        out.append(tuple(None if v is None else v.decode() for v in values))
+    return out
+
+
+__all__ = ["PREPARED", "Statement", "Step", "encode", "row", "rows", "run", "to_statement"]

@@ -8,12 +8,14 @@ embedded variants prefixed with the embed path (`courses.order=...`), and `Prefe
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import re
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 import orjson
 
@@ -157,20 +159,24 @@ class QueryParams:
     has_select: bool = False
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class ApiRequest:
+    """What a request asks, parsed from its path, query string, headers and body; no
+    database involved (PostgREST's ApiRequest). The plan stage resolves it against the
+    schema cache."""
+
     method: str
-    target: str  # "table" | "rpc" | "root"
-    name: str
+    action: str  # schema | read | create | update | upsert | delete | call
+    target: str  # the relation or function name ("" for the schema root)
     schema: str
     query: QueryParams
     prefer: Prefer
-    accept: MediaType
+    media: MediaType
+    range: tuple[int, int | None] | None  # Range header of a relation read: (offset, limit)
     content_type: str
+    payload: Any  # the parsed body: None without one
     body: bytes
-    range_offset: int = 0
-    range_limit: int | None = None
-    has_range_header: bool = False
+    body_shape: Hashable | None  # what of the body shapes the statement (body_shape); None: not cacheable
 
 
 # -- small lexical helpers ----------------------------------------------------------------
@@ -214,12 +220,10 @@ class _Cursor:
     def fail(self, expected: str) -> errors.ApiError:
         rest = self.text[self.pos:]
         found = f'unexpected "{rest[0]}"' if rest else "unexpected end of input"
-        return errors.ApiError(400, "PGRST100", f'"failed to parse {self.where} ({self.text})" (line 1, column {self.pos + 1})',
-                               f"{found} expecting {expected}")
+        return errors.parse_error(self.where, self.text, self.pos + 1, f"{found} expecting {expected}")
 
     def too_deep(self, what: str) -> errors.ApiError:
-        return errors.ApiError(400, "PGRST100", f'"failed to parse {self.where} ({self.text})" (line 1, column {self.pos + 1})',
-                               f"{what} are not accepted")
+        return errors.parse_error(self.where, self.text, self.pos + 1, f"{what} are not accepted")
 
     def skip_spaces(self) -> None:
         while self.pos < len(self.text) and self.text[self.pos] == " ":
@@ -363,9 +367,8 @@ def parse_filter_value(fld: Field, value: str, key: str) -> Filter:
     m = _OP_RE.match(value)
     if not m or m.group(2) not in OPERATORS:
         # `not.is.null` style without trailing value is handled by the regex; anything else fails
-        raise errors.ApiError(400, "PGRST100", f'"failed to parse filter ({value})" (line 1, column 1)',
-                              "unexpected end of input expecting operator (eq, gt, ...)" if "." not in value
-                              else f'unexpected "{value[:1]}" expecting "not" or operator (eq, gt, ...)')
+        raise errors.parse_error("filter", value, 1, "unexpected end of input expecting operator (eq, gt, ...)"
+                                 if "." not in value else f'unexpected "{value[:1]}" expecting "not" or operator (eq, gt, ...)')
     negate, op, modifier = bool(m.group(1)), m.group(2), m.group(3)
     raw = value[m.end():]
     quantifier = language = None
@@ -375,16 +378,15 @@ def parse_filter_value(fld: Field, value: str, key: str) -> Filter:
         elif op in QUANTIFIABLE and modifier in ("any", "all"):
             quantifier = modifier
         else:
-            raise errors.ApiError(400, "PGRST100", f'"failed to parse filter ({value})" (line 1, column {len(op) + 2})',
-                                  f'unexpected "{modifier[:1]}" expecting "any" or "all"')
+            raise errors.parse_error("filter", value, len(op) + 2, f'unexpected "{modifier[:1]}" expecting "any" or "all"')
     parsed: Any = raw
     if op == "in":
         parsed = parse_list(raw, value)
     elif op == "is":
         word = raw.lower()
         if word not in IS_VALUES:
-            raise errors.ApiError(400, "PGRST100", f'"failed to parse filter ({value})" (line 1, column 4)',
-                                  'unexpected "' + raw[:1] + '" expecting null or trilean value (unknown, true, false)')
+            raise errors.parse_error("filter", value, 4,
+                                     'unexpected "' + raw[:1] + '" expecting null or trilean value (unknown, true, false)')
         parsed = word
     elif quantifier:
         parsed = parse_list(raw, value, braces=True)
@@ -395,8 +397,8 @@ def parse_list(raw: str, whole: str, braces: bool = False) -> list[str]:
     """`(a,"b,c",d)` (or `{a,b}` for any/all) -> ['a', 'b,c', 'd']."""
     open_, close = ("{", "}") if braces else ("(", ")")
     if not (raw.startswith(open_) and raw.endswith(close)):
-        raise errors.ApiError(400, "PGRST100", f'"failed to parse filter ({whole})" (line 1, column 1)',
-                              f'unexpected end of input expecting "{open_}"' if not raw.startswith(open_) else f'expecting "{close}"')
+        raise errors.parse_error("filter", whole, 1, f'unexpected end of input expecting "{open_}"'
+                                 if not raw.startswith(open_) else f'expecting "{close}"')
     inner = raw[1:-1]
     if inner == "":
         return []
@@ -447,12 +449,11 @@ def split_top(text: str, strip_quotes: bool = False) -> list[str]:
 def parse_logic(op: str, negate: bool, value: str, key: str, depth: int = 1) -> Logic:
     """`(a.eq.1,or(b.gt.2,c.is.null))` -> Logic tree."""
     if depth > MAX_NESTING:
-        raise errors.ApiError(400, "PGRST100", f'"failed to parse logic tree ({value})" (line 1, column 1)',
-                              f"and()/or() nested more than {MAX_NESTING} levels deep are not accepted")
+        raise errors.parse_error("logic tree", value, 1, f"and()/or() nested more than {MAX_NESTING} levels deep are not accepted")
     text = value.strip()
     if not (text.startswith("(") and text.endswith(")")):
-        raise errors.ApiError(400, "PGRST100", f'"failed to parse logic tree ({value})" (line 1, column 1)',
-                              'unexpected "' + text[:1] + '" expecting "("' if text else 'unexpected end of input expecting "("')
+        raise errors.parse_error("logic tree", value, 1,
+                                 'unexpected "' + text[:1] + '" expecting "("' if text else 'unexpected end of input expecting "("')
     children: list[Logic | Filter] = []
     for part in split_top(text[1:-1]):
         part = part.strip()
@@ -464,11 +465,9 @@ def parse_logic(op: str, negate: bool, value: str, key: str, depth: int = 1) -> 
         try:
             fld = cur.field()
         except errors.ApiError:
-            raise errors.ApiError(400, "PGRST100", f'"failed to parse logic tree ({value})" (line 1, column 1)',
-                                  "unexpected end of input expecting field name") from None
+            raise errors.parse_error("logic tree", value, 1, "unexpected end of input expecting field name") from None
         if not cur.eat("."):
-            raise errors.ApiError(400, "PGRST100", f'"failed to parse logic tree ({value})" (line 1, column {len(part) + 2})',
-                                  'unexpected end of input expecting "->", "." or operator')
+            raise errors.parse_error("logic tree", value, len(part) + 2, 'unexpected end of input expecting "->", "." or operator')
         rest = part[cur.pos:]
         filt = parse_filter_value(fld, rest, key)
         if isinstance(filt.value, str) and len(filt.value) >= 2 and filt.value.startswith('"') and filt.value.endswith('"'):
@@ -500,8 +499,8 @@ def parse_order(value: str) -> list[OrderTerm]:
             elif word in ("nullsfirst", "nullslast") and term.nulls is None:
                 term.nulls = word[5:]
             else:
-                raise errors.ApiError(400, "PGRST100", f'"failed to parse order ({value})" (line 1, column {cur.pos + 1})',
-                                      f'unexpected "{word[:1]}" expecting "asc", "desc", "nullsfirst" or "nullslast"')
+                raise errors.parse_error("order", value, cur.pos + 1,
+                                         f'unexpected "{word[:1]}" expecting "asc", "desc", "nullsfirst" or "nullslast"')
         if not cur.done():
             raise cur.fail('"," or end of input')
         terms.append(term)
@@ -519,12 +518,11 @@ def _split_key(key: str) -> tuple[Path, str, str]:
 
 def _nonneg_int(value: str, what: str) -> int:
     if not re.fullmatch(r"\d+", value.strip(), re.ASCII):
-        raise errors.ApiError(400, "PGRST100", f'"failed to parse {what} parameter ({value})" (line 1, column 1)',
-                              'unexpected "' + value[:1] + '" expecting digit' if value else "unexpected end of input expecting digit")
+        raise errors.parse_error(f"{what} parameter", value, 1,
+                                 'unexpected "' + value[:1] + '" expecting digit' if value else "unexpected end of input expecting digit")
     number = bounded_int(value.strip(), MAX_BIGINT)
     if number is None:
-        raise errors.ApiError(400, "PGRST100", f'"failed to parse {what} parameter ({value})" (line 1, column 1)',
-                              f"{what} must be at most {MAX_BIGINT}")
+        raise errors.parse_error(f"{what} parameter", value, 1, f"{what} must be at most {MAX_BIGINT}")
     return number
 
 
@@ -683,3 +681,98 @@ def parse_csv_body(body: bytes) -> list[dict[str, Any]]:
 
 def parse_form_body(body: bytes) -> dict[str, str]:
     return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+
+
+def parse_payload(content_type: str, body: bytes) -> Any:
+    """The body as Python values, by Content-Type (PostgREST's JSON, CSV and form bodies)."""
+    if content_type == "text/csv":
+        return parse_csv_body(body)
+    if content_type == "application/x-www-form-urlencoded":
+        return parse_form_body(body)
+    if content_type in JSON_TYPES:
+        return parse_json_body(body)
+    raise errors.media_type_error([content_type])
+
+
+def body_shape(payload: Any) -> Hashable | None:
+    """What of a body shapes the statement: its keys (in order). None: not cacheable.
+
+    The body itself is one bound parameter; only an object, or a non-empty array of objects
+    that all have the same keys, is planned the same way for every body of that shape.
+    """
+    if type(payload) is dict:
+        return ("o", tuple(payload))
+    if type(payload) is list and payload and all(type(r) is dict for r in payload):
+        keys = tuple(payload[0])
+        keyset = set(keys)
+        if all(len(r) == len(keys) and keyset.issuperset(r) for r in payload[1:]):
+            return ("a", keys)
+    return None
+
+
+NO_BODY: tuple[str] = ("-",)  # the body shape of a request without one
+
+
+def _payload_with_shape(content_type: str, body: bytes) -> tuple[Any, Hashable | None]:
+    payload = parse_payload(content_type, body)
+    return payload, body_shape(payload)
+
+
+# -- the whole request ----------------------------------------------------------------------
+
+JSON_TYPES = ("application/json", "", "application/vnd.pgrst.object+json", "application/vnd.pgrst.array+json")
+READ_METHODS = ("GET", "HEAD")
+_MUTATIONS = {"POST": "create", "PATCH": "update", "PUT": "upsert", "DELETE": "delete"}
+
+# Bodies up to this size parse inline (the usual few-row write stays on the fast path);
+# larger ones in a worker thread, so that a 10 MB CSV does not stall every other request.
+INLINE_PARSE_BYTES = 64 * 1024
+
+
+async def parse(method: str, path: str, query_string: str, headers: Mapping[str, str], body: bytes,
+                schemas: tuple[str, ...], plan_enabled: bool) -> ApiRequest:
+    """The ApiRequest of an HTTP request, in PostgREST's order of checks: method, schema
+    (profile headers), resource path, Accept, Prefer, query string, Range, body."""
+    if method not in (*READ_METHODS, *_MUTATIONS):
+        raise errors.unsupported_method(method)
+    read = method in READ_METHODS
+    schema = _schema(headers.get("accept-profile" if read else "content-profile"), schemas)
+    stripped = path.strip("/")
+    parts = [unquote(p) for p in stripped.split("/")] if stripped else []
+    if not parts:
+        if not read:
+            raise errors.unsupported_method(method)
+        action, target = "schema", ""
+    elif len(parts) == 2 and parts[0] == "rpc":
+        if method not in (*READ_METHODS, "POST"):
+            raise errors.rpc_method(method)
+        action, target = "call", parts[1]
+    elif len(parts) == 1:
+        action, target = ("read" if read else _MUTATIONS[method]), parts[0]
+    else:
+        raise errors.invalid_resource_path()
+    media = parse_accept(headers.get("accept"), plan_enabled)
+    prefer_header = headers.get("prefer")
+    prefer = parse_prefer(prefer_header.split("\n") if prefer_header else [])
+    query = parse_query(query_string, is_rpc_read=action == "call" and read) if action != "schema" else QueryParams()
+    rng = None
+    if action == "read" and headers.get("range-unit", "items") == "items":
+        rng = parse_range(headers.get("range"))
+    content_type = headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    payload: Any = None
+    shape: Hashable | None = NO_BODY
+    if not read and action != "delete" and (body.strip() or action != "call"):
+        if len(body) <= INLINE_PARSE_BYTES:
+            payload, shape = _payload_with_shape(content_type, body)
+        else:
+            payload, shape = await asyncio.to_thread(_payload_with_shape, content_type, body)
+    return ApiRequest(method, action, target, schema, query, prefer, media, rng, content_type, payload, body, shape)
+
+
+def _schema(profile: str | None, schemas: tuple[str, ...]) -> str:
+    """The schema a request addresses: its Accept-Profile / Content-Profile, else the first."""
+    if profile is None:
+        return schemas[0]
+    if profile not in schemas:
+        raise errors.unacceptable_schema(profile, schemas)
+    return profile

@@ -1,5 +1,6 @@
-"""Shape the HTTP answer: status, Content-Range, Preference-Applied, media types and the
-`response.status` / `response.headers` GUCs functions may set."""
+"""The response stage: a plan's result as the HTTP answer (PostgREST's Response.hs): status,
+Content-Range, Location, Preference-Applied, the body in the negotiated media type, and the
+`response.status` / `response.headers` settings functions may set."""
 
 from __future__ import annotations
 
@@ -11,7 +12,114 @@ from typing import Any
 import orjson
 
 from server.rest import errors
+from server.rest.executor import Result
+from server.rest.plan import CallPlan, MutatePlan, Plan, ReadPlan
 from server.rest.request import MediaType
+
+JSON_UTF8 = "application/json; charset=utf-8"
+
+
+class Answer:
+    """A finished response: status, headers, body bytes."""
+
+    __slots__ = ("body", "headers", "status")
+
+    def __init__(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+
+
+def answer(plan: Plan, result: Result) -> Answer:
+    if plan.media.kind == "plan":
+        return explained(result, plan.media)
+    if isinstance(plan, ReadPlan):
+        out = read_answer(plan, result)
+    elif isinstance(plan, MutatePlan):
+        out = mutate_answer(plan, result)
+    else:
+        out = call_answer(plan, result)
+    return finish(out, result, plan.applied)
+
+
+def error_answer(err: errors.ApiError) -> Answer:
+    return Answer(err.status, err.body(), {"content-type": JSON_UTF8, **err.headers})
+
+
+def openapi_answer(document: bytes) -> Answer:
+    return Answer(200, document, {"content-type": "application/openapi+json; charset=utf-8"})
+
+
+def preflight_answer(request_headers: str | None) -> Answer:
+    """CORS preflight (OPTIONS): every origin, method and requested header."""
+    return Answer(200, b"", {
+        "access-control-allow-origin": "*",
+        "access-control-allow-methods": "GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD",
+        "access-control-allow-headers": request_headers or "*",
+        "access-control-max-age": "86400",
+    })
+
+
+def read_answer(plan: ReadPlan, result: Result) -> Answer:
+    total, page_total = result.total, result.page_total
+    return Answer(range_status(plan.offset, page_total, total), shape_body(result.body, plan.media, page_total),
+                  {"content-type": plan.media.content_type,
+                   "content-range": content_range(plan.offset, page_total, total)})
+
+
+def mutate_answer(plan: MutatePlan, result: Result) -> Answer:
+    total, page_total = result.total, result.page_total
+    if plan.mutation == "create":
+        headers = {"content-range": f"*/{'*' if total is None else total}"}
+    else:
+        headers = {"content-range": content_range(0, page_total, total)}
+    if plan.returning:
+        headers["content-type"] = plan.media.content_type
+        return Answer(plan.status, shape_body(result.body, plan.media, page_total), headers)
+    if plan.location and page_total == 1:
+        first = orjson.loads(result.body)[0]
+        headers["location"] = f"/{plan.table.name}?" + "&".join(f"{k}=eq.{first.get(k)}" for k in plan.table.pk)
+    return Answer(plan.status, b"", headers)
+
+
+def call_answer(plan: CallPlan, result: Result) -> Answer:
+    fn, media = plan.fn, plan.media
+    total, page_total, body = result.total, result.page_total, result.body
+    if plan.void:
+        return Answer(204)
+    if not fn.returns_set and plan.tree is not None:
+        # a function returning one composite value answers an object
+        body = body[1:-1] if page_total == 1 else "null"
+        out = shape_body(body, media, page_total) if media.kind == "csv" else body.encode()
+    elif media.kind == "csv" or (media.kind == "object" and fn.returns_set):
+        out = shape_body(body, media, page_total)
+    else:
+        out = body.encode()
+    if fn.returns_set:
+        return Answer(range_status(plan.offset, page_total, total), out,
+                      {"content-type": media.content_type, "content-range": content_range(plan.offset, page_total, total)})
+    return Answer(200, out, {"content-type": media.content_type, "content-range": f"0-{max(page_total - 1, 0)}/*"})
+
+
+def explained(result: Result, media: MediaType) -> Answer:
+    """EXPLAIN's output: one JSON document, or the text plan's lines."""
+    if media.plan_format == "json":
+        out = orjson.dumps(orjson.loads(result.rows[0][0] or "null"))
+    else:
+        out = "\n".join(row[0] or "" for row in result.rows).encode()
+    return Answer(200, out, {"content-type": media.content_type})
+
+
+def finish(out: Answer, result: Result, applied: tuple[str, ...]) -> Answer:
+    """Functions' response.status / response.headers settings, then Preference-Applied."""
+    status, extra = guc_overrides(result.headers_setting, result.status_setting)
+    if status is not None:
+        out.status = status
+    for k, v in extra.items():
+        out.headers[k.lower()] = v
+    if applied:
+        out.headers["preference-applied"] = ", ".join(applied)
+    return out
 
 CORS_HEADERS = {
     "access-control-allow-origin": "*",
@@ -47,7 +155,7 @@ def guc_overrides(headers_guc: str | None, status_guc: str | None) -> tuple[int 
             if not 100 <= status <= 599:
                 raise ValueError
         except ValueError:
-            raise errors.ApiError(500, "PGRST112", "response.status guc must be a valid status code") from None
+            raise errors.guc_status_error() from None
     if headers_guc:
         try:
             parsed = orjson.loads(headers_guc)
@@ -61,8 +169,7 @@ def guc_overrides(headers_guc: str | None, status_guc: str | None) -> tuple[int 
                     raise ValueError
                 extra[str(k)] = v
         except ValueError:
-            raise errors.ApiError(500, "PGRST111", "response.headers guc must be a JSON array composed of objects"
-                                                   " with a single key and a string value") from None
+            raise errors.guc_headers_error() from None
     return status, extra
 
 

@@ -1,16 +1,22 @@
-"""Compose the SQL of a planned request with psycopg.sql: names are Identifiers, every user
-value is a bound parameter. The JSON body is built in PostgreSQL (json_agg / row_to_json)."""
+"""The SQL of a plan, composed with psycopg.sql (PostgREST's Query/QueryBuilder.hs): names are
+Identifiers, every user value is a bound parameter, and the answer's JSON is built in
+PostgreSQL (json_agg / row_to_json). Nothing else in /rest/v1 composes SQL; nothing here
+checks a request (the plan stage did).
+
+Every statement answers one row: total, page_total, body, and the response.headers and
+response.status settings (see `wrap`); EXPLAIN answers the plan's rows.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from psycopg import sql
 
-from server.rest import errors
-from server.rest.plan import ReadNode
-from server.rest.request import Field, Filter, Logic, OrderTerm
+from server.rest.plan import CallPlan, MutatePlan, Plan, ReadPlan
+from server.rest.plan.read import ReadNode
+from server.rest.request import ColumnItem, Field, Filter, Logic, MediaType, OrderTerm
 from server.rest.schema_cache import Function, Table
 
 SQL = sql.SQL
@@ -29,15 +35,113 @@ _AGG = {"count": "count", "sum": "sum", "avg": "avg", "max": "max", "min": "min"
 
 
 class Params:
-    """Named bound parameters, collected while composing."""
+    """Named bound parameters, collected while composing; `body` names the one holding the
+    request body's JSON (filled from each request when the statement is reused)."""
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
+        self.body: str | None = None
 
     def add(self, value: Any) -> sql.Composable:
         name = f"p{len(self.values)}"
         self.values[name] = value
         return sql.Placeholder(name)
+
+    def add_body(self, text: str) -> sql.Composable:
+        self.body = f"p{len(self.values)}"
+        return self.add(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    statement: sql.Composable
+    params: Params
+
+
+def compose(plan: Plan) -> Query:
+    params = Params()
+    if isinstance(plan, ReadPlan):
+        statement = read_statement(plan, params)
+    elif isinstance(plan, MutatePlan):
+        statement = mutate_statement(plan, params)
+    else:
+        statement = call_statement(plan, params)
+    if plan.media.kind == "plan":
+        statement = explain(statement, plan.media)
+    return Query(statement, params)
+
+
+def read_statement(plan: ReadPlan, params: Params) -> sql.Composable:
+    node = plan.tree
+    source = table_source(node.table, node.alias)
+    inner = root_query(node, source, params, plan.limit, plan.offset)
+    total = count_expr(root_query(node, source, params, None, None, for_count=True)) if plan.count else None
+    return wrap(inner, _array_body(plan.media), total)
+
+
+def mutate_statement(plan: MutatePlan, params: Params) -> sql.Composable:
+    node = plan.tree
+    table = plan.table
+    if plan.mutation in ("create", "upsert"):
+        assert plan.body_text is not None
+        change = insert_sql(table, node.alias, plan.columns, plan.body_text, params, plan.missing_default,
+                            plan.on_conflict, plan.resolution)
+    elif plan.mutation == "update" and plan.columns:
+        assert plan.body_text is not None
+        change = update_sql(table, node, plan.columns, plan.body_text, params)
+    elif plan.mutation == "update":
+        # no column to set: an UPDATE of zero rows, which PostgREST writes as this
+        change = SQL("SELECT {a}.* FROM {t} AS {a} WHERE false").format(a=Id(node.alias), t=_qualified(table))
+    else:
+        change = delete_sql(table, node, params)
+    changed = Id(node.alias)
+    cte = SQL("{} AS ({})").format(changed, change)
+    if plan.returning:
+        # the changed rows, embedded like a read (filters already applied by the change)
+        returned = ReadNode(node.table, node.alias, node.key, node.columns, node.children, order=node.order,
+                            star=node.star)
+        inner = root_query(returned, changed, params, None, None)
+    else:
+        inner = SQL("SELECT 1 FROM {}").format(changed)
+    total = SQL("(SELECT pg_catalog.count(*) FROM {})").format(changed) if plan.count else None
+    return wrap(inner, _array_body(plan.media), total, [cte])
+
+
+def call_statement(plan: CallPlan, params: Params) -> sql.Composable:
+    fn = plan.fn
+    alias = fn.name
+    source, ctes = call_source(fn, alias, plan.arg_names, plan.args_text, plan.single_json, params, plan.read)
+    if plan.void:
+        return wrap(SQL("SELECT NULL AS pgrst_scalar FROM {}").format(source), "scalar", None, ctes)
+    if plan.tree is None:
+        column = fn.out_columns[0].name if len(fn.out_columns) == 1 else alias
+        inner: sql.Composable = SQL("SELECT {}.{} AS pgrst_scalar FROM {}").format(Id(alias), Id(column), source)
+        if fn.returns_set and (plan.limit is not None or plan.offset):
+            inner += SQL(" LIMIT {} OFFSET {}").format(params.add(plan.limit), params.add(plan.offset))
+        body = "scalar_set" if fn.returns_set else "scalar"
+    else:
+        inner = root_query(plan.tree, source, params, plan.limit, plan.offset)
+        body = _array_body(plan.media)
+    total = SQL("(SELECT pg_catalog.count(*) FROM {})").format(source) if plan.count else None
+    return wrap(inner, body, total, ctes)
+
+
+_EXPLAIN_OPTIONS = ("analyze", "verbose", "settings", "buffers", "wal")
+
+
+def explain(statement: sql.Composable, media: MediaType) -> sql.Composable:
+    """EXPLAIN of the statement, with the options the Accept header lists (known ones only)."""
+    options = ["FORMAT JSON" if media.plan_format == "json" else "FORMAT TEXT"]
+    options += [o.upper() for o in media.plan_options if o in _EXPLAIN_OPTIONS]
+    return SQL("EXPLAIN (" + ", ".join(options) + ") {}").format(statement)
+
+
+def _array_body(media: MediaType) -> str:
+    return "stripped" if media.nulls_stripped else "array"
+
+
+def _qualified(table: Table) -> sql.Composable:
+    return SQL("{}.{}").format(Id(table.schema), Id(table.name))
 
 
 def type_name(cast: str) -> sql.Composable:
@@ -51,7 +155,13 @@ def type_name(cast: str) -> sql.Composable:
 
 def catalog_type(text: str) -> sql.Composable:
     """A type name from the catalog (format_type output), trusted like PostgREST does."""
-    return SQL(text)  # type: ignore[arg-type]  # catalog text, never user input
+    return catalog_sql(text)
+
+
+def catalog_sql(text: str) -> sql.Composable:
+    """SQL text read from the catalog (a type name, a column's DEFAULT expression): written by
+    the schema's owner, never by a client."""
+    return SQL(text)  # type: ignore[arg-type]  # catalog text, not a literal string
 
 
 def array_literal(values: list[str]) -> str:
@@ -121,21 +231,14 @@ def order_sql(node: ReadNode, terms: list[OrderTerm], params: Params) -> sql.Com
     return SQL(", ").join(items)
 
 
-@dataclass
-class Source:
-    """Where a read tree's root rows come from: a table, a CTE of changed rows, a function call."""
-
-    from_: sql.Composable
-    ctes: list[sql.Composable] = field(default_factory=list)
-
-
-def _column_item_sql(node: ReadNode, item, params: Params) -> sql.Composable:
+def _column_item_sql(node: ReadNode, item: ColumnItem, params: Params) -> sql.Composable:
     if item.aggregate:
         fn = _AGG[item.aggregate]
+        expr: sql.Composable
         if item.field.name == "*":
             expr = SQL("count(*)")
         else:
-            inner = field_expr(node.alias, item.field, params)
+            inner: sql.Composable = field_expr(node.alias, item.field, params)
             if item.cast:
                 inner = SQL("CAST({} AS {})").format(inner, type_name(item.cast))
             expr = SQL(fn + "({})").format(inner)
@@ -200,7 +303,7 @@ def node_where(node: ReadNode, params: Params) -> list[sql.Composable]:
 
 
 def laterals(node: ReadNode, params: Params) -> list[sql.Composable]:
-    out = []
+    out: list[sql.Composable] = []
     for child in node.children:
         sub = child_query(child, node.alias, params)
         if child.spread:
@@ -254,7 +357,7 @@ def root_query(node: ReadNode, source: sql.Composable, params: Params, limit: in
 
 
 def table_source(table: Table, alias: str) -> sql.Composable:
-    return SQL("{}.{} AS {}").format(Id(table.schema), Id(table.name), Id(alias))
+    return SQL("{} AS {}").format(_qualified(table), Id(alias))
 
 
 def wrap(inner: sql.Composable, body: str, total: sql.Composable | None, ctes: list[sql.Composable] | None = None) -> sql.Composable:
@@ -285,72 +388,60 @@ def count_expr(count_query: sql.Composable) -> sql.Composable:
 # -- writes ---------------------------------------------------------------------------------
 
 def insert_sql(table: Table, alias: str, columns: list[str], body: str, params: Params, missing_default: bool,
-               on_conflict: list[str] | None, resolution: str | None, returning: bool) -> sql.Composable:
-    qtable = SQL("{}.{}").format(Id(table.schema), Id(table.name))
-    values = []
-    for c in columns:
-        col = table.columns.get(c)
-        if col is None:
-            raise errors.column_not_found(table.name, c)
-        value = SQL("_pgrst_r.{}").format(Id(c))
-        if missing_default and col.default is not None:
-            value = SQL("CASE WHEN _pgrst_e.j::jsonb ? {} THEN {} ELSE {} END").format(
-                params.add(c), value, SQL(col.default))  # the column's DEFAULT, read from the catalog
-        values.append(value)
+               on_conflict: list[str] | None, resolution: str | None) -> sql.Composable:
+    qtable = _qualified(table)
     rows = SQL("json_array_elements(CASE WHEN json_typeof(_pgrst_b.j) = 'array' THEN _pgrst_b.j ELSE json_build_array(_pgrst_b.j) END)")
-    stmt = SQL("INSERT INTO {t} AS {a} ({cols}) SELECT {vals} FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j),"
-               " LATERAL json_populate_record(NULL::{t}, _pgrst_e.j) AS _pgrst_r").format(
-        t=qtable, a=Id(alias), cols=SQL(", ").join(Id(c) for c in columns), vals=SQL(", ").join(values),
-        body=params.add(body), rows=rows)
-    if not columns:
+    if not columns and body.strip() in ("{}", "[{}]"):
+        stmt = SQL("INSERT INTO {t} AS {a} DEFAULT VALUES").format(t=qtable, a=Id(alias))
+    elif not columns:
         stmt = SQL("INSERT INTO {t} AS {a} SELECT FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j)").format(
-            t=qtable, a=Id(alias), body=params.add(body), rows=rows)
-        stmt = SQL("INSERT INTO {t} AS {a} DEFAULT VALUES").format(t=qtable, a=Id(alias)) if body.strip() in ("{}", "[{}]") else stmt
+            t=qtable, a=Id(alias), body=params.add_body(body), rows=rows)
+    else:
+        values = []
+        for c in columns:
+            value: sql.Composable = SQL("_pgrst_r.{}").format(Id(c))
+            default = table.columns[c].default
+            if missing_default and default is not None:
+                value = SQL("CASE WHEN _pgrst_e.j::jsonb ? {} THEN {} ELSE {} END").format(
+                    params.add(c), value, catalog_sql(default))
+            values.append(value)
+        stmt = SQL("INSERT INTO {t} AS {a} ({cols}) SELECT {vals} FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j),"
+                   " LATERAL json_populate_record(NULL::{t}, _pgrst_e.j) AS _pgrst_r").format(
+            t=qtable, a=Id(alias), cols=SQL(", ").join(Id(c) for c in columns), vals=SQL(", ").join(values),
+            body=params.add_body(body), rows=rows)
     if resolution:
-        target = on_conflict or table.pk
-        if not target:
-            raise errors.ApiError(400, "PGRST100", "Upsert needs a primary key or on_conflict columns",
-                                  f"'{table.name}' has no primary key")
-        conflict = SQL(" ON CONFLICT ({})").format(SQL(", ").join(Id(c) for c in target))
+        conflict = SQL(" ON CONFLICT ({})").format(SQL(", ").join(Id(c) for c in on_conflict or table.pk))
         if resolution == "ignore-duplicates" or not columns:
             stmt += conflict + SQL(" DO NOTHING")
         else:
             stmt += conflict + SQL(" DO UPDATE SET ") + SQL(", ").join(
                 SQL("{} = EXCLUDED.{}").format(Id(c), Id(c)) for c in columns)
-    if returning:
-        stmt += SQL(" RETURNING {}.*").format(Id(alias))
-    return stmt
+    return stmt + SQL(" RETURNING {}.*").format(Id(alias))
 
 
-def update_sql(table: Table, node: ReadNode, columns: list[str], body: str, params: Params, returning: bool) -> sql.Composable:
-    qtable = SQL("{}.{}").format(Id(table.schema), Id(table.name))
-    for c in columns:
-        if c not in table.columns:
-            raise errors.column_not_found(table.name, c)
+def update_sql(table: Table, node: ReadNode, columns: list[str], body: str, params: Params) -> sql.Composable:
+    qtable = _qualified(table)
     sets = SQL(", ").join(SQL("{} = _pgrst_r.{}").format(Id(c), Id(c)) for c in columns)
     where = node_where(node, params)
     where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
-    stmt = SQL("UPDATE {t} AS {a} SET {sets} FROM (SELECT * FROM json_populate_record(NULL::{t}, {body}::json)) AS _pgrst_r{where}").format(
-        t=qtable, a=Id(node.alias), sets=sets, body=params.add(body), where=where_sql)
-    if returning:
-        stmt += SQL(" RETURNING {}.*").format(Id(node.alias))
-    return stmt
+    return SQL("UPDATE {t} AS {a} SET {sets} FROM (SELECT * FROM json_populate_record(NULL::{t}, {body}::json)) AS _pgrst_r"
+               "{where} RETURNING {a}.*").format(t=qtable, a=Id(node.alias), sets=sets, body=params.add_body(body),
+                                                  where=where_sql)
 
 
-def delete_sql(table: Table, node: ReadNode, params: Params, returning: bool) -> sql.Composable:
+def delete_sql(table: Table, node: ReadNode, params: Params) -> sql.Composable:
     where = node_where(node, params)
     where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
-    stmt = SQL("DELETE FROM {}.{} AS {}{}").format(Id(table.schema), Id(table.name), Id(node.alias), where_sql)
-    if returning:
-        stmt += SQL(" RETURNING {}.*").format(Id(node.alias))
-    return stmt
+    return SQL("DELETE FROM {} AS {}{} RETURNING {}.*").format(_qualified(table), Id(node.alias), where_sql,
+                                                                Id(node.alias))
 
 
 # -- rpc ------------------------------------------------------------------------------------
 
 def call_source(fn: Function, alias: str, arg_names: list[str], args_json: str | None, single_json: str | None,
-                params: Params) -> tuple[sql.Composable, list[sql.Composable]]:
-    """(FROM item calling the function, CTEs). Arguments are typed by the function's signature."""
+                params: Params, read: bool) -> tuple[sql.Composable, list[sql.Composable]]:
+    """(FROM item calling the function, CTEs). Arguments are typed by the function's signature;
+    a POST's arguments are its body (re-encoded), a GET's come from the query string."""
     qfn = SQL("{}.{}").format(Id(fn.schema), Id(fn.name))
     if single_json is not None:
         return SQL("{}({}::{}) AS {}").format(qfn, params.add(single_json), catalog_type(fn.params[0].type), Id(alias)), []
@@ -358,7 +449,8 @@ def call_source(fn: Function, alias: str, arg_names: list[str], args_json: str |
         return SQL("{}() AS {}").format(qfn, Id(alias)), []
     by_name = {p.name: p for p in fn.params}
     decl = SQL(", ").join(SQL("{} {}").format(Id(n), catalog_type(by_name[n].type)) for n in arg_names)
-    cte = SQL("_pgrst_args AS (SELECT * FROM json_to_record({}::json) AS _({}))").format(params.add(args_json), decl)
+    args = params.add(args_json) if read else params.add_body(args_json or "{}")
+    cte = SQL("_pgrst_args AS (SELECT * FROM json_to_record({}::json) AS _({}))").format(args, decl)
     call_args = SQL(", ").join(
         SQL("VARIADIC {} := _pgrst_args.{}" if by_name[n].mode == "v" else "{} := _pgrst_args.{}").format(Id(n), Id(n))
         for n in arg_names)

@@ -1,13 +1,19 @@
-"""Resolve an ApiRequest against the schema cache: which relation, which relationships for
-each embed, which function for an RPC. Raises PGRST2xx errors as PostgREST does."""
+"""Read plans: the relation a request reads and, for each embed, the relationship that joins
+it (PostgREST's Plan.ReadPlan). Trees built here are also the returned part of writes and
+of function calls. Raises PostgREST's PGRST1xx/2xx errors for what the schema cache refutes.
+"""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from server.rest import errors
-from server.rest.request import ColumnItem, EmbedItem, Field, Filter, Logic, OrderTerm, Path, QueryParams
-from server.rest.schema_cache import Function, Relationship, SchemaCache, Table
+from server.rest.executor import Tx
+from server.rest.plan.config import PlanConfig
+from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, EmbedItem, Field, Filter, Logic, MediaType, OrderTerm, Path,
+                                 QueryParams, SelectItem)
+from server.rest.schema_cache import Relationship, SchemaCache, Table
 
 
 @dataclass
@@ -53,15 +59,11 @@ class Aliases:
 def find_table(cache: SchemaCache, schema: str, name: str) -> Table:
     table = cache.tables.get((schema, name))
     if table is None:
-        err = errors.table_not_found(schema, name)
-        err.hint = _close_table_hint(cache, schema, name)
-        raise err
+        raise errors.table_not_found(schema, name, _close_table_hint(cache, schema, name))
     return table
 
 
 def _close_table_hint(cache: SchemaCache, schema: str, name: str) -> str | None:
-    import difflib
-
     names = [n for (s, n) in cache.tables if s == schema]
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
     return f"Perhaps you meant the table '{schema}.{close[0]}'" if close else None
@@ -98,29 +100,24 @@ def find_relationship(cache: SchemaCache, parent: Table, embed: EmbedItem) -> Re
         by_own_col = [r for r in direct if [a for a, _ in r.columns] == [hint]]
         if hint is not None and len(by_own_col) == 1:
             return by_own_col[0]
-        raise errors.ApiError(
-            300, "PGRST201",
-            f"Could not embed because more than one relationship was found for '{parent.name}' and '{name}'",
-            [r.describe() for r in candidates],
-            f"Try changing '{name}' to one of the following: " + ", ".join(f"'{r.foreign_table[1]}!{r.hint_name()}'" for r in candidates)
-            + ". Find the desired relationship in the 'details' key.")
+        raise errors.ambiguous_embed(parent.name, name, [r.describe() for r in candidates],
+                                     [f"{r.foreign_table[1]}!{r.hint_name()}" for r in candidates])
     if not candidates:
-        details = (f"Searched for a foreign key relationship between '{parent.name}' and '{name}'"
-                   + (f" using the hint '{hint}'" if hint else "") + f" in the schema '{parent.schema}', but no matches were found.")
-        raise errors.ApiError(400, "PGRST200", f"Could not find a relationship between '{parent.name}' and '{name}' in the schema cache",
-                              details, None)
+        raise errors.relationship_not_found(parent.name, name, parent.schema, hint)
     return candidates[0]
 
 
-def build_read_tree(cache: SchemaCache, root: Table, qp: QueryParams, aliases: Aliases, aggregates_enabled: bool,
-                    select: list | None = None) -> ReadNode:
-    node = ReadNode(root, root.name, root.name)
-    _fill(cache, node, select if select is not None else qp.select, aliases, aggregates_enabled)
-    _attach(node, qp)
+def read_tree(cache: SchemaCache, root: Table, alias: str, items: list[SelectItem], query: QueryParams,
+              aggregates_enabled: bool) -> ReadNode:
+    """The tree of `items` rooted at `root`, with the query's filters, logic, order and
+    limits attached to the node each one names (`courses.order=...`)."""
+    node = ReadNode(root, alias, root.name)
+    _fill(cache, node, items, Aliases(), aggregates_enabled)
+    _attach(node, query)
     return node
 
 
-def _fill(cache: SchemaCache, node: ReadNode, items: list, aliases: Aliases, aggregates_enabled: bool) -> None:
+def _fill(cache: SchemaCache, node: ReadNode, items: list[SelectItem], aliases: Aliases, aggregates_enabled: bool) -> None:
     for item in items:
         if isinstance(item, ColumnItem):
             if item.aggregate and not aggregates_enabled:
@@ -179,49 +176,40 @@ def _attach(root: ReadNode, qp: QueryParams) -> None:
         _find_node(root, path).offset = offset
 
 
-# -- RPC ------------------------------------------------------------------------------------
+# -- the read plan -----------------------------------------------------------------------
 
-def find_function(cache: SchemaCache, schema: str, name: str, arg_names: list[str], single_json: bool) -> Function:
-    """Overload resolution by argument names, as PostgREST; PGRST202/203 otherwise."""
-    overloads = cache.functions.get((schema, name), [])
-    given = set(arg_names)
-    matches = []
-    for fn in overloads:
-        names = {p.name for p in fn.params}
-        required = {p.name for p in fn.params if not p.has_default and p.mode != "v"}
-        if given <= names and required <= given:
-            matches.append(fn)
-    if not matches and single_json:
-        matches = [fn for fn in overloads if len(fn.params) == 1 and fn.params[0].name == ""
-                   and fn.params[0].type in ("json", "jsonb")]
-    if len(matches) > 1:
-        # prefer the overload with exactly the given arguments
-        exact = [fn for fn in matches if {p.name for p in fn.params} == given]
-        if len(exact) == 1:
-            return exact[0]
-        raise errors.ApiError(
-            300, "PGRST203", "Could not choose the best candidate function between: "
-            + ", ".join(f"{fn.schema}.{fn.name}(" + ", ".join(f"{p.name} => {p.type}" for p in fn.params) + ")" for fn in matches),
-            None, "Try renaming the parameters or the function itself in the database so function overloading can be resolved")
-    if not matches:
-        keys = sorted(arg_names)
-        prms = ", ".join(keys)
-        with_params = (" with parameter" + ("s " if len(keys) > 1 else " ") + prms) if keys else " without parameters"
-        message = f"Could not find the function {schema}.{name}" + (f"({prms})" if keys else " without parameters") + " in the schema cache"
-        or_json = " or with a single unnamed json/jsonb parameter" if single_json else ""
-        details = f"Searched for the function {schema}.{name}{with_params}{or_json}, but no matches were found in the schema cache."
-        raise errors.ApiError(404, "PGRST202", message, details, _rpc_hint(cache, schema, name, keys, overloads))
-    return matches[0]
+@dataclass(frozen=True, slots=True)
+class ReadPlan:
+    """GET/HEAD on a relation: the tree, the page, the count, the answer's media type."""
+
+    tree: ReadNode
+    limit: int | None
+    offset: int
+    count: str | None  # exact | planned | estimated
+    media: MediaType
+    applied: tuple[str, ...]  # Preference-Applied
+    tx: Tx
+    cacheable: bool = True
 
 
-def _rpc_hint(cache: SchemaCache, schema: str, name: str, keys: list[str], overloads: list[Function]) -> str | None:
-    import difflib
-
-    if not overloads:
-        names = [n for (s, n) in cache.functions if s == schema]
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
-        return f"Perhaps you meant to call the function {schema}.{close[0]}" if close else None
-    signatures = ["(" + ", ".join(sorted(p.name for p in fn.params)) + ")" for fn in overloads]
-    wanted = "(" + ", ".join(keys) + ")"
-    close = difflib.get_close_matches(wanted, signatures, n=1, cutoff=0.33) or signatures[:1]
-    return f"Perhaps you meant to call the function {schema}.{name}{close[0]}" if close else None
+def plan_read(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> ReadPlan:
+    table = find_table(cache, request.schema, request.target)
+    query = request.query
+    tree = read_tree(cache, table, table.name, query.select, query, config.aggregates_enabled)
+    offset = query.offset.get((), 0)
+    limit = query.limit.get(())
+    if request.range is not None:  # the Range header narrows limit/offset further
+        range_offset, range_limit = request.range
+        offset = max(offset, range_offset) if () not in query.offset else min(offset + range_offset, MAX_BIGINT)
+        if range_limit is not None:
+            limit = range_limit if limit is None else min(limit, range_limit)
+    applied = []
+    _, tx_applied = config.rollback(request.prefer)  # a read-only transaction changes nothing either way
+    if tx_applied:
+        applied.append(tx_applied)
+    count = request.prefer.count
+    if count:
+        applied.append(f"count={count}")
+    explain = request.media.kind == "plan"
+    return ReadPlan(tree, config.row_limit(limit), offset, count, request.media, tuple(applied),
+                    Tx(read_only=True, rollback=explain))

@@ -1,0 +1,129 @@
+"""Run one composed statement as one transaction, in one flight (PostgREST's Query.hs).
+
+BEGIN, the caller's context (role, claims, method, path, headers, statement_timeout,
+search_path), the statement and COMMIT go out in one write and come back in one read.
+A transaction whose result may turn it down (max-affected, a singular answer, tx=rollback,
+EXPLAIN) waits for the result before its COMMIT or ROLLBACK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import pq
+from psycopg_pool import PoolTimeout
+
+from server.db.health import DatabaseUnavailable, is_unavailable
+from server.db.pool import Pool, Watched
+from server.db.request_context import RequestContext, context_sql
+from server.rest import errors, flight
+
+# The caller's context and the schema's search_path (PostgREST's db-extra-search-path).
+CONTEXT = flight.to_statement(context_sql("search_path"), prepare=True)
+BEGIN_READ = flight.to_statement(b"BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY", prepare=True)
+BEGIN_WRITE = flight.to_statement(b"BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE", prepare=True)
+COMMIT = flight.to_statement(b"COMMIT", prepare=True)
+ROLLBACK = flight.to_statement(b"ROLLBACK", prepare=True)
+
+Values = Sequence[bytes | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Tx:
+    """How a plan's transaction ends."""
+
+    read_only: bool
+    rollback: bool = False  # tx=rollback, db-tx-end, EXPLAIN
+    max_affected: int | None = None  # Prefer: max-affected with handling=strict
+    singular: bool = False  # a write answered as one object: exactly one row, else roll back
+
+    @property
+    def decided_by_result(self) -> bool:
+        return self.rollback or self.max_affected is not None or self.singular
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The statement's rows as text. Every statement but EXPLAIN answers one row: total,
+    page_total, body, then the response.headers and response.status settings."""
+
+    rows: list[tuple[str | None, ...]]
+
+    @property
+    def total(self) -> int | None:
+        value = self.rows[0][0] if self.rows else None
+        return None if value is None else int(value)
+
+    @property
+    def page_total(self) -> int:
+        return int(self.rows[0][1] or 0) if self.rows else 0
+
+    @property
+    def body(self) -> str:
+        return (self.rows[0][2] or "[]") if self.rows else "[]"
+
+    @property
+    def headers_setting(self) -> str | None:
+        return self.rows[0][3] if self.rows else None
+
+    @property
+    def status_setting(self) -> str | None:
+        return self.rows[0][4] if self.rows else None
+
+
+def verdict(tx: Tx, result: Result) -> bool:
+    """Commit (True) or roll back (False); max-affected and singularity refuse the request."""
+    if tx.max_affected is not None and result.page_total > tx.max_affected:
+        raise errors.max_affected_violation(result.page_total)
+    if tx.singular and result.page_total != 1:
+        raise errors.singularity_error(result.page_total)
+    return not tx.rollback
+
+
+class Executor:
+    def __init__(self, pool: Pool, search_paths: dict[str, str]) -> None:
+        self.pool = pool
+        self.search_paths = search_paths  # schema -> its search_path
+
+    async def run(self, ctx: RequestContext, schema: str, statement: flight.Statement, values: Values,
+                  tx: Tx) -> Result:
+        """The statement's result, committed or rolled back as `tx` says; errors as PostgREST's."""
+        context = CONTEXT.bind([*ctx.params(), self.search_paths[schema]])
+        steps: list[flight.Step] = [(BEGIN_READ if tx.read_only else BEGIN_WRITE, ()), (CONTEXT, context),
+                                    (statement, values)]
+        if not tx.decided_by_result:
+            steps.append((COMMIT, ()))
+        try:
+            lease = await self.pool.acquire()
+            try:
+                return await self._flight(lease, steps, tx)
+            finally:
+                await self.pool.release(lease)
+        except psycopg.errors.Error as exc:
+            if is_unavailable(exc):
+                raise errors.connection_error() from None
+            raise errors.from_pg_error(exc, authed=ctx.role != "anon") from None
+        except DatabaseUnavailable:
+            raise errors.connection_error() from None
+        except PoolTimeout:
+            raise errors.pool_timeout() from None
+
+    async def _flight(self, lease: Watched, steps: list[flight.Step], tx: Tx) -> Result:
+        conn = lease.conn
+        try:
+            results = await flight.run(conn, steps, lease)
+            result = Result(flight.rows(results[2]))
+            if tx.decided_by_result:
+                try:
+                    commit = verdict(tx, result)
+                except errors.ApiError:
+                    await flight.run(conn, [(ROLLBACK, ())], lease)
+                    raise
+                await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())], lease)
+            return result
+        except psycopg.Error:
+            if not conn.closed and conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+                await flight.run(conn, [(ROLLBACK, ())], lease)
+            raise

@@ -1,0 +1,138 @@
+"""Write plans: POST (insert, upsert), PUT (single upsert), PATCH (update), DELETE
+(PostgREST's Plan.MutatePlan). The body is checked here against the target's columns; it
+travels to PostgreSQL as one JSON parameter, expanded there (json_populate_record)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from server.rest import errors
+from server.rest.body import dump
+from server.rest.executor import Tx
+from server.rest.plan.config import PlanConfig
+from server.rest.plan.read import ReadNode, find_table, read_tree
+from server.rest.request import ApiRequest, ColumnItem, Field, MediaType, QueryParams, SelectItem
+from server.rest.schema_cache import SchemaCache, Table
+
+# Bodies sent as JSON are bound as sent; CSV and form bodies are bound re-encoded as JSON.
+_JSON_BODIES = ("application/json", "application/vnd.pgrst")
+
+
+@dataclass(frozen=True, slots=True)
+class MutatePlan:
+    mutation: str  # create | upsert (PUT) | update | delete
+    table: Table
+    tree: ReadNode  # the rows' filters, and what of them is returned (select, embeds)
+    columns: list[str]  # the columns written
+    body_text: str | None  # the JSON bound as the body
+    body_mode: str | None  # "raw": the request body as sent; "dump": the parsed body re-encoded
+    missing_default: bool  # Prefer: missing=default
+    on_conflict: list[str] | None
+    resolution: str | None  # merge-duplicates | ignore-duplicates: an upsert
+    returning: bool  # Prefer: return=representation
+    location: bool  # Prefer: return=headers-only on a table with a primary key
+    count: str | None
+    media: MediaType
+    applied: tuple[str, ...]
+    tx: Tx
+    cacheable: bool  # planned the same for every body of the same shape
+
+    @property
+    def status(self) -> int:
+        if self.returning:
+            return 201 if self.mutation == "create" else 200
+        return 201 if self.mutation == "create" else 204
+
+
+def plan_mutation(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> MutatePlan:
+    prefer = request.prefer
+    query = request.query
+    table = find_table(cache, request.schema, request.target)
+    applied: list[str] = []
+    rollback, tx_applied = config.rollback(prefer)
+    if tx_applied:
+        applied.append(tx_applied)
+    returning = prefer.return_ == "representation"
+    if prefer.return_:
+        applied.append(f"return={prefer.return_}")
+    select: list[SelectItem] = query.select if returning else [ColumnItem(Field("*"))]
+    tree = read_tree(cache, table, table.name, select, query, config.aggregates_enabled)
+    mutation = request.action
+    columns: list[str] = []
+    body_text = body_mode = None
+    resolution = on_conflict = None
+    cacheable = request.body_shape is not None
+    if mutation in ("create", "upsert"):
+        rows = _rows(request.payload)
+        columns = query.columns if query.columns is not None else _same_keys(rows)
+        resolution, on_conflict = prefer.resolution, query.on_conflict
+        if mutation == "upsert":
+            _check_put(table, tree, query, rows)
+            resolution, on_conflict = "merge-duplicates", table.pk
+            cacheable = False  # the body is checked against the URL
+        elif resolution:
+            applied.append(f"resolution={resolution}")
+        _check_columns(table, columns)
+        if resolution and not (on_conflict or table.pk):
+            raise errors.upsert_without_key(table.name)
+        if prefer.missing == "default":
+            applied.append("missing=default")
+        raw = request.content_type.startswith(_JSON_BODIES) and request.body.strip()
+        body_mode = "raw" if raw else "dump"
+        body_text = request.body.decode("utf-8") if raw else dump(request.payload)
+        if not columns:
+            cacheable = False  # planned from the body's text ({} is DEFAULT VALUES)
+    elif mutation == "update":
+        payload = {} if request.payload is None else request.payload
+        if not isinstance(payload, dict):
+            raise errors.invalid_body("Empty or invalid json")
+        columns = query.columns if query.columns is not None else list(payload)
+        _check_columns(table, columns)
+        body_mode, body_text = "dump", dump(payload)
+    if prefer.count:
+        applied.append(f"count={prefer.count}")
+    if prefer.max_affected is not None:
+        applied.append(f"max-affected={prefer.max_affected}")
+    explain = request.media.kind == "plan"
+    tx = Tx(read_only=False, rollback=rollback or explain,
+            max_affected=prefer.max_affected if prefer.handling == "strict" else None,
+            singular=returning and request.media.kind == "object")
+    location = mutation == "create" and prefer.return_ == "headers-only" and bool(table.pk)
+    return MutatePlan(mutation, table, tree, columns, body_text, body_mode, prefer.missing == "default", on_conflict,
+                      resolution, returning, location, prefer.count, request.media, tuple(applied), tx, cacheable)
+
+
+def _rows(payload: Any) -> list[dict[str, Any]]:
+    if not isinstance(payload, (dict, list)):
+        raise errors.invalid_body("Empty or invalid json")
+    rows = payload if isinstance(payload, list) else [payload]
+    if any(not isinstance(r, dict) for r in rows):
+        raise errors.invalid_body("All object keys must match")
+    return rows
+
+
+def _same_keys(rows: list[dict[str, Any]]) -> list[str]:
+    """The columns of a body without ?columns=: every row must have the same keys."""
+    columns = list(rows[0]) if rows else []
+    keyset = set(columns)
+    if any(set(r) != keyset for r in rows[1:]):
+        raise errors.invalid_body("All object keys must match")
+    return columns
+
+
+def _check_columns(table: Table, columns: list[str]) -> None:
+    for column in columns:
+        if column not in table.columns:
+            raise errors.column_not_found(table.name, column)
+
+
+def _check_put(table: Table, tree: ReadNode, query: QueryParams, rows: list[dict[str, Any]]) -> None:
+    """PUT addresses one row by its whole primary key, and the body is that row."""
+    if query.limit or query.offset:
+        raise errors.put_with_limit()
+    eqs = {f.field.name: f.value for f in tree.filters if f.op == "eq" and not f.negate and not f.field.json_path}
+    if not table.pk or set(eqs) != set(table.pk) or len(tree.filters) != len(table.pk) or tree.logic:
+        raise errors.put_filters()
+    if len(rows) != 1 or any(str(rows[0].get(k)) != str(v) for k, v in eqs.items()):
+        raise errors.put_payload_mismatch()

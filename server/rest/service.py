@@ -1,0 +1,127 @@
+"""/rest/v1, the request pipeline as PostgREST's App.hs:
+
+    caller (verified token) -> request.parse (ApiRequest; no database)
+    -> plan (against the schema cache) -> sql.compose -> executor.run (one flight)
+    -> response.answer
+
+The output of plan and compose is kept per request shape (caches.StatementCache): a repeated
+request goes from its ApiRequest straight to the executor with the statement composed the
+first time. Served as a bare ASGI app: this is the hottest path of the server.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from server.auth.jwt import JwtError
+from server.caller import Caller, verified_caller
+from server.db.health import is_unavailable
+from server.db.request_context import RequestContext
+from server.rest import errors, openapi, request, response, sql
+from server.rest.body import read_body
+from server.rest.caches import Prepared, StatementCache, prepare, statement_key
+from server.rest.executor import Executor
+from server.rest.plan import PlanConfig, plan
+from server.rest.request import ApiRequest
+from server.rest.response import CORS_HEADERS, Answer
+from server.rest.schema_cache import SchemaCache, SchemaCacheHolder
+
+if TYPE_CHECKING:
+    from server.context import AppContext
+
+log = logging.getLogger("supalite.rest")
+
+_NO_BODY_METHODS = ("GET", "HEAD", "DELETE")
+
+
+class RestService:
+    def __init__(self, ctx: AppContext) -> None:
+        settings = ctx.settings
+        self.ctx = ctx
+        self.settings = settings
+        self.schemas = settings.db_schemas
+        self.max_body = settings.rest_max_body_bytes
+        self.plan_config = PlanConfig(settings.db_max_rows, settings.db_tx_end, settings.db_aggregates_enabled)
+        self.schema_cache = SchemaCacheHolder(ctx, self.schemas)
+        self.executor = Executor(ctx.api_pool, {s: search_path(s, settings.db_extra_search_path) for s in self.schemas})
+        self.statements = StatementCache()
+        self.schema_cache.on_reload.append(lambda _cache: self.statements.clear())
+        ctx.on_startup.append(self.schema_cache.start)
+        ctx.on_shutdown.append(self.schema_cache.stop)
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        if scope["type"] != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        method = scope["method"]
+        path = scope["path"][len(scope.get("root_path", "")):]
+        if method == "OPTIONS":
+            out = response.preflight_answer(headers.get("access-control-request-headers"))
+        else:
+            try:
+                out = await self.serve(method, path, scope.get("query_string", b"").decode("latin-1"), headers,
+                                       receive)
+            except errors.ApiError as err:
+                out = response.error_answer(err)
+            except Exception as exc:  # never a traceback to the client
+                if not is_unavailable(exc):
+                    log.exception("rest: unexpected error on %s %s", method, scope["path"])
+                out = response.error_answer(errors.connection_error() if is_unavailable(exc) else errors.internal_error())
+            if method == "HEAD":
+                out.body = b""
+        out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **out.headers}.items()]
+        out_headers.append((b"content-length", str(len(out.body)).encode()))
+        await send({"type": "http.response.start", "status": out.status, "headers": out_headers})
+        await send({"type": "http.response.body", "body": out.body})
+
+    async def serve(self, method: str, path: str, query: str, headers: dict[str, str],
+                    receive: Callable[..., Any]) -> Answer:
+        caller = self.caller(headers)  # before the body: an invalid token costs no upload
+        body = b"" if method in _NO_BODY_METHODS else await read_body(receive, headers, self.max_body)
+        api_request = await request.parse(method, path, query, headers, body, self.schemas,
+                                          self.settings.db_plan_enabled)
+        if api_request.action == "schema":
+            return response.openapi_answer(openapi.document(self.cache, api_request.schema, self.settings))
+        prepared = self.prepared(statement_key(caller.role, method, path, query, headers), api_request)
+        context = RequestContext.of(caller, method, "/" + path.lstrip("/"), headers)
+        result = await self.executor.run(context, api_request.schema, prepared.statement,
+                                         prepared.bind(api_request), prepared.plan.tx)
+        return response.answer(prepared.plan, result)
+
+    def prepared(self, key: Any, api_request: ApiRequest) -> Prepared:
+        """The plan and statement of this request: composed before for the same key and body
+        shape, else planned and composed now (and kept when the plan allows)."""
+        shape = api_request.body_shape
+        if shape is not None:
+            hit = self.statements.get(key, shape)
+            if hit is not None:
+                return hit
+        planned = plan(api_request, self.cache, self.plan_config)
+        entry = prepare(planned, sql.compose(planned))
+        if planned.cacheable and shape is not None:
+            self.statements.put(key, shape, entry)
+        return entry
+
+    def caller(self, headers: Mapping[str, str]) -> Caller:
+        """Who asks: the Bearer token, else the apikey, else anonymous (PGRST301/303 when invalid)."""
+        try:
+            return verified_caller(self.ctx.keys, headers)
+        except JwtError as exc:
+            raise errors.jwt_error(str(exc)) from None
+
+    @property
+    def cache(self) -> SchemaCache:
+        if self.schema_cache.cache is None:
+            raise errors.schema_cache_not_loaded()
+        return self.schema_cache.cache
+
+
+def search_path(schema: str, extra: tuple[str, ...]) -> str:
+    """The request's search_path: its schema, then PostgREST's db-extra-search-path."""
+    return ", ".join('"' + name.replace('"', '""') + '"' for name in dict.fromkeys((schema, *extra)))
+
+
+def build(ctx: AppContext) -> RestService:
+    return RestService(ctx)
