@@ -89,7 +89,7 @@ class TokenCache:
 
     def get(self, token: str) -> Caller:
         """The verified caller of `token`; raises whatever `verify` raises on a bad token."""
-        hit = self._entries.get(token)
+        hit: Caller | None = self._entries.get(token)
         if hit is not None and (hit.expires is None or hit.expires > self._clock()):
             return hit
         found = Caller.of_claims(self._verify(token))

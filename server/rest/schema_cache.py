@@ -79,7 +79,9 @@ class Relationship:
 
     def describe(self) -> dict[str, str]:
         """The `details` entry PostgREST gives for an ambiguous embed."""
-        fmt = lambda cols: "(" + ", ".join(cols) + ")"  # noqa: E731
+        def fmt(cols: list[str]) -> str:
+            return "(" + ", ".join(cols) + ")"
+
         names = {"m2o": "many-to-one", "o2m": "one-to-many", "o2o": "one-to-one", "m2m": "many-to-many"}
         if self.junction:
             j = self.junction
@@ -313,8 +315,11 @@ async def load(conn: psycopg.AsyncConnection, schemas: tuple[str, ...]) -> Schem
     return build(table_rows, column_rows, key_rows, index_rows, view_rows, function_rows)
 
 
-def build(table_rows: list[dict], column_rows: list[dict], key_rows: list[dict], index_rows: list[dict],
-          view_rows: list[dict], function_rows: list[dict]) -> SchemaCache:
+Row = dict[str, Any]
+
+
+def build(table_rows: list[Row], column_rows: list[Row], key_rows: list[Row], index_rows: list[Row],
+          view_rows: list[Row], function_rows: list[Row]) -> SchemaCache:
     cache = SchemaCache()
     by_oid: dict[int, Table] = {}
     for r in table_rows:
@@ -324,10 +329,10 @@ def build(table_rows: list[dict], column_rows: list[dict], key_rows: list[dict],
         cache.tables[t.qi] = t
     attnames: dict[tuple[int, int], str] = {}
     for r in column_rows:
-        t = by_oid.get(r["oid"])
-        if t is None:
+        owner = by_oid.get(r["oid"])
+        if owner is None:
             continue
-        t.columns[r["name"]] = Column(r["name"], r["type"], r["base_type"], r["nullable"], r["default"], r["position"],
+        owner.columns[r["name"]] = Column(r["name"], r["type"], r["base_type"], r["nullable"], r["default"], r["position"],
                                       r["description"], r["enum"], r["generated"], r["identity"])
         attnames[(r["oid"], r["position"])] = r["name"]
     uniques: dict[int, list[set[str]]] = {}
@@ -452,7 +457,10 @@ class SchemaCacheHolder:
         await self.reload()
         # Reloading on (re)connect catches changes made while nobody listened.
         self._subscription = self.ctx.listener.subscribe(
-            ("pgrst",), on_connect=self.reload, on_notify=self._notified, name="schema cache")
+            ("pgrst",), on_connect=self._catch_up, on_notify=self._notified, name="schema cache")
+
+    async def _catch_up(self) -> None:
+        await self.reload()
 
     async def stop(self) -> None:
         if self._subscription is not None:
