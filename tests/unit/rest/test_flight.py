@@ -51,14 +51,14 @@ def test_one_transaction_and_prepared_once(database_url: str) -> None:
         for value in ("a", "b"):
             results = await flight.run(conn, [(BEGIN, ()), (setting, setting.bind([value])),
                                               (read, read.bind({"n": 41})), (COMMIT, ())])
-            answers.append(flight.row(results[2]))
+            answers.append(flight.rows(results[2]))
         names = await conn.execute("select count(*) from pg_prepared_statements where name like '\\_slrest\\_%'")
         # the transaction-local setting is gone after COMMIT
         after = await conn.execute("select current_setting('my.v', true)")
         return answers, (await names.fetchone())[0], (await after.fetchone())[0]
 
     answers, prepared, after = run(database_url, body)
-    assert answers == [(b"a", b"42"), (b"b", b"42")]
+    assert answers == [[("a", "42")], [("b", "42")]]
     assert prepared == 4 and after in (None, "")
 
 
@@ -72,10 +72,10 @@ def test_error_raises_and_connection_recovers(database_url: str) -> None:
         state = conn.pgconn.transaction_status
         await conn.rollback()
         results = await flight.run(conn, [(ok, ())])
-        return state, flight.row(results[0])
+        return state, flight.rows(results[0])
 
     state, row = run(database_url, body)
-    assert state == psycopg.pq.TransactionStatus.INERROR and row == (b"1",)
+    assert state == psycopg.pq.TransactionStatus.INERROR and row == [("1",)]
 
 
 def test_failed_prepare_is_not_remembered(database_url: str) -> None:
@@ -97,7 +97,7 @@ def test_prepared_statements_are_bounded_per_connection(database_url: str, monke
         for i in range(6):
             stmt = flight.to_statement(b"select %s::int + " + str(i).encode(), prepare=True)
             results = await flight.run(conn, [(stmt, stmt.bind([1]))])
-            assert flight.row(results[0]) == (str(1 + i).encode(),)
+            assert flight.rows(results[0]) == [(str(1 + i),)]
         cur = await conn.execute("select count(*) from pg_prepared_statements where name like '\\_slrest\\_%'")
         return (await cur.fetchone())[0], len(flight.PREPARED.of(conn))
 
