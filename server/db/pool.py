@@ -51,7 +51,6 @@ log = logging.getLogger("supalite.db")
 # (PostgREST's db-pool-acquisition-timeout default).
 ACQUIRE_TIMEOUT = 10.0
 CHECK_TIMEOUT = 3.0  # a connection that does not answer `select 1` this fast after an outage is dropped
-PREPARE_THRESHOLD = 3  # psycopg prepares a statement run this many times on a connection
 
 
 class Watched:
@@ -209,9 +208,12 @@ class Pool:
             raise PoolTimeout(f"pool {self.name} is closed")
         # Not autocommit, for the borrowers of connection() (psycopg_pool's behaviour);
         # flights do not care: they send their own BEGIN/COMMIT, or run as one implicit
-        # transaction.
-        conn = await AsyncConnection.connect(self.conninfo, prepare_threshold=PREPARE_THRESHOLD,
-                                             connect_timeout=health.CONNECT_TIMEOUT)
+        # transaction. No automatic preparation by psycopg: having prepared statements, it
+        # sends DEALLOCATE ALL after every rollback, which would take the flights' own
+        # prepared statements with it.
+        conn = await AsyncConnection.connect(self.conninfo, prepare_threshold=None,
+                                             connect_timeout=health.CONNECT_TIMEOUT,
+                                             application_name=f"supalite {self.name}")
         health.track(conn)  # a frozen database gets it severed
         return Watched(conn, asyncio.get_running_loop())
 

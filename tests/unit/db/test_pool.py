@@ -210,3 +210,19 @@ def test_open_opens_the_minimum(database_url: str) -> None:
             await pool.close()
 
     assert asyncio.run(go()) == (2, 2)
+
+
+def test_a_rolled_back_block_leaves_the_flights_prepared_statements(database_url: str) -> None:
+    """psycopg deallocates every prepared statement of the session after a rollback when it
+    prepared some itself: the flights' own would go with them."""
+    async def body(pool: Pool) -> tuple[int, int]:
+        first = await flight_pid(pool)  # PID is now prepared on the connection, by the flight
+        with pytest.raises(RuntimeError):
+            async with pool.connection() as conn:
+                for _ in range(5):  # often enough for psycopg to prepare it, if it prepares at all
+                    await conn.execute("select %s::int", [1])
+                raise RuntimeError("the block fails: rolled back")
+        return first, await flight_pid(pool)
+
+    first, second = run(database_url, body)  # type: ignore[misc]
+    assert first == second
