@@ -86,9 +86,24 @@ async def burst(server: harness.LiveServer) -> None:
             await s.close()
 
 
+async def settled(owner_url: str, dbname: str, pid: int, quiet: float = 1.0, deadline: float = 30.0) -> dict[str, Any]:
+    """The census once it has not changed for `quiet` seconds: every worker started (the
+    server answers as soon as its first worker does)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    last = census(owner_url, dbname, pid)
+    since = loop.time()
+    while loop.time() - since < quiet and loop.time() < end:
+        await asyncio.sleep(0.1)
+        now = census(owner_url, dbname, pid)
+        if now != last:
+            last, since = now, loop.time()
+    return last
+
+
 async def measure(server: harness.LiveServer, owner_url: str, dbname: str) -> dict[str, Any]:
     pid = server.process.pid
-    rest = census(owner_url, dbname, pid)
+    rest = await settled(owner_url, dbname, pid)
     peak: dict[str, Any] = rest
     done = asyncio.Event()
 
