@@ -24,6 +24,8 @@ from psycopg.conninfo import make_conninfo
 from server.auth.jwt import anon_key, service_role_key
 from server.config import Settings, load_settings
 from server.db.embedded import EmbeddedPostgres, free_port
+from server.db.pool import Pool
+from server.rest import flight
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE_DB = "supalite_template"
@@ -193,3 +195,18 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0, what: str 
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"{what} did not hold within {timeout} s")
         await asyncio.sleep(0.01)
+
+
+_BACKEND_PID = flight.to_statement(b"select pg_backend_pid()")
+
+
+async def flight_pid(pool: Pool) -> int:
+    """The backend pid of the connection a flight borrows from `pool` (which one it was given)."""
+    lease = await pool.acquire()
+    try:
+        results = await flight.run(lease.conn, [(_BACKEND_PID, ())], lease)
+        [(pid,)] = flight.rows(results[0])
+        assert pid is not None
+        return int(pid)
+    finally:
+        await pool.release(lease)

@@ -245,13 +245,6 @@ async def _ready(fd: int, write: bool = False) -> None:
             loop.remove_reader(fd)
 
 
-def row(result: pq.abc.PGresult) -> tuple[bytes | None, ...] | None:
-    """The first row of a result, as raw bytes per column."""
-    if result.ntuples == 0:
-        return None
-    return tuple(result.get_value(0, c) for c in range(result.nfields))
-
-
 def rows(result: pq.abc.PGresult) -> list[tuple[str | None, ...]]:
     """Every row of a result, as text per column (None for NULL)."""
     fields = range(result.nfields)
@@ -262,4 +255,4 @@ def rows(result: pq.abc.PGresult) -> list[tuple[str | None, ...]]:
     return out
 
 
-__all__ = ["PREPARED", "Statement", "Step", "encode", "row", "rows", "run", "to_statement"]
+__all__ = ["PREPARED", "Statement", "Step", "encode", "rows", "run", "to_statement"]

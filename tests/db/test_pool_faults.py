@@ -10,25 +10,16 @@ import psycopg
 import pytest
 from psycopg_pool import PoolTimeout
 
+from tests import harness
 from server.db.pool import Pool
 from server.rest import flight
 
-PID = flight.to_statement(b"select pg_backend_pid()")
 SLEEP = flight.to_statement(b"select pg_sleep(60)")
 BEGIN = flight.to_statement(b"begin")
 ROLLBACK = flight.to_statement(b"rollback")
 SHORT_TIMEOUT = flight.to_statement(b"select set_config('statement_timeout', '100ms', true)")
 DEADLINE = 20.0  # seconds a poll waits for the server to reach a state
 
-
-async def flight_pid(pool: Pool) -> int:
-    lease = await pool.acquire()
-    try:
-        value = flight.row((await flight.run(lease.conn, [(PID, ())], lease))[0])
-        assert value is not None and value[0] is not None
-        return int(value[0])
-    finally:
-        await pool.release(lease)
 
 
 async def sleeping_flight(pool: Pool, pids: list[int]) -> None:
@@ -97,7 +88,7 @@ def test_server_closing_the_socket_mid_statement(database_url: str, borrower: Bo
         await admin.execute("select pg_terminate_backend(%s)", [pid])
         error = (await asyncio.gather(task, return_exceptions=True))[0]
         size = pool.size
-        return error, pid, size, await flight_pid(pool)
+        return error, pid, size, await harness.flight_pid(pool)
 
     error, pid, size, after = scenario(database_url, body)  # type: ignore[misc]
     assert isinstance(error, psycopg.OperationalError)
@@ -114,7 +105,7 @@ def test_cancelled_mid_flight_the_connection_is_not_lent_again(database_url: str
         with pytest.raises(asyncio.CancelledError):
             await task
         size = pool.size
-        after = await flight_pid(pool)
+        after = await harness.flight_pid(pool)
         await admin.execute("select pg_terminate_backend(%s)", [pid])  # its pg_sleep runs on
         await gone(admin, pid)
         return pid, size, after
@@ -133,7 +124,7 @@ def test_cancelled_mid_block_the_statement_is_cancelled_and_the_connection_kept(
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        return pid, await flight_pid(pool)
+        return pid, await harness.flight_pid(pool)
 
     pid, after = scenario(database_url, body)  # type: ignore[misc]
     assert pid == after
@@ -141,7 +132,7 @@ def test_cancelled_mid_block_the_statement_is_cancelled_and_the_connection_kept(
 
 def test_statement_timeout_fails_the_flight_and_keeps_the_connection(database_url: str) -> None:
     async def body(pool: Pool, admin: psycopg.AsyncConnection) -> tuple[int, int]:
-        before = await flight_pid(pool)
+        before = await harness.flight_pid(pool)
         lease = await pool.acquire()
         try:
             with pytest.raises(psycopg.errors.QueryCanceled):
@@ -149,7 +140,7 @@ def test_statement_timeout_fails_the_flight_and_keeps_the_connection(database_ur
             await flight.run(lease.conn, [(ROLLBACK, ())], lease)  # as REST does after a failed flight
         finally:
             await pool.release(lease)
-        return before, await flight_pid(pool)
+        return before, await harness.flight_pid(pool)
 
     before, after = scenario(database_url, body)  # type: ignore[misc]
     assert before == after
@@ -157,7 +148,7 @@ def test_statement_timeout_fails_the_flight_and_keeps_the_connection(database_ur
 
 def test_a_flight_left_in_a_transaction_is_not_lent_again(database_url: str) -> None:
     async def body(pool: Pool, admin: psycopg.AsyncConnection) -> tuple[int, int, int]:
-        before = await flight_pid(pool)
+        before = await harness.flight_pid(pool)
         lease = await pool.acquire()
         try:
             with pytest.raises(psycopg.errors.QueryCanceled):
@@ -165,7 +156,7 @@ def test_a_flight_left_in_a_transaction_is_not_lent_again(database_url: str) -> 
         finally:
             await pool.release(lease)  # still in the failed transaction: dropped
         size = pool.size
-        return before, size, await flight_pid(pool)
+        return before, size, await harness.flight_pid(pool)
 
     before, size, after = scenario(database_url, body)  # type: ignore[misc]
     assert size == 0 and before != after
@@ -178,11 +169,11 @@ def test_acquisition_times_out_while_every_connection_runs(database_url: str) ->
         task = asyncio.create_task(sleeping_flight(pool, pids))
         pid = await sleeping(admin, pids)
         with pytest.raises(PoolTimeout):
-            await flight_pid(pool)
+            await harness.flight_pid(pool)
         await admin.execute("select pg_cancel_backend(%s)", [pid])
         error = (await asyncio.gather(task, return_exceptions=True))[0]
         assert isinstance(error, psycopg.errors.QueryCanceled)
-        return pid, await flight_pid(pool)
+        return pid, await harness.flight_pid(pool)
 
     pid, after = scenario(database_url, body)  # type: ignore[misc]
     assert pid == after  # the cancelled statement left it idle: lent again

@@ -12,23 +12,13 @@ import pytest
 from psycopg import sql
 from psycopg_pool import PoolTimeout
 
+from tests import harness
 from server.db.health import DatabaseHealth, DatabaseUnavailable
 from server.db.pool import Pool
 from server.rest import flight
 from tests.harness import until
 
-PID = flight.to_statement(b"select pg_backend_pid()", prepare=True)
 
-
-async def flight_pid(pool: Pool) -> int:
-    lease = await pool.acquire()
-    try:
-        results = await flight.run(lease.conn, [(PID, ())], lease)
-        value = flight.row(results[0])
-        assert value is not None and value[0] is not None
-        return int(value[0])
-    finally:
-        await pool.release(lease)
 
 
 async def lent_pid(pool: Pool) -> int:
@@ -52,9 +42,9 @@ def run(database_url: str, body: Callable[[Pool], Awaitable[object]], **options:
 
 def test_reuses_connections_and_waits_for_a_free_one(database_url: str) -> None:
     async def body(pool: Pool) -> tuple[int, int, bool, int]:
-        first, second = await flight_pid(pool), await lent_pid(pool)
+        first, second = await harness.flight_pid(pool), await lent_pid(pool)
         lease = await pool.acquire()
-        waiter = asyncio.create_task(flight_pid(pool))
+        waiter = asyncio.create_task(harness.flight_pid(pool))
         await until(lambda: pool.waiting == 1, what="the second caller queued")
         blocked = not waiter.done()
         await pool.release(lease)
@@ -88,20 +78,20 @@ def test_fails_fast_while_the_watchdog_says_down(database_url: str) -> None:
         with pytest.raises(DatabaseUnavailable):
             await pool.acquire()
         pool.watchdog.up = True
-        assert await flight_pid(pool) > 0
+        assert await harness.flight_pid(pool) > 0
 
     run(database_url, body, watchdog=DatabaseHealth(database_url))
 
 
 def test_broken_idle_connection_is_replaced(database_url: str) -> None:
     async def body(pool: Pool) -> tuple[int, int, int]:
-        before = await flight_pid(pool)
+        before = await harness.flight_pid(pool)
         await lent_pid(pool)  # lent to psycopg and back: its socket is watched again
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
             await admin.execute("select pg_terminate_backend(%s)", [before])
         # the idle socket reports the close to the loop, which marks the connection broken
         await until(lambda: all(item.broken for item in pool._idle), what="the closed connection noticed")
-        after = await flight_pid(pool)
+        after = await harness.flight_pid(pool)
         return before, after, pool.size
 
     before, after, size = run(database_url, body)  # type: ignore[misc]
@@ -112,14 +102,14 @@ def test_failed_flight_leaves_a_usable_connection(database_url: str) -> None:
     bad = flight.to_statement(b"select 1/0")
 
     async def body(pool: Pool) -> tuple[int, int]:
-        before = await flight_pid(pool)
+        before = await harness.flight_pid(pool)
         lease = await pool.acquire()
         try:
             with pytest.raises(psycopg.errors.DivisionByZero):
                 await flight.run(lease.conn, [(bad, ())], lease)
         finally:
             await pool.release(lease)
-        return before, await flight_pid(pool)
+        return before, await harness.flight_pid(pool)
 
     before, after = run(database_url, body)  # type: ignore[misc]
     assert before == after
@@ -144,7 +134,7 @@ def test_connection_commits_at_the_end_and_rolls_back_on_error(database_url: str
             rows = await cur.fetchall()
             await other.execute(sql.SQL("drop table {}").format(table))
             await other.commit()
-        return rows, pid, await flight_pid(pool)
+        return rows, pid, await harness.flight_pid(pool)
 
     rows, pid, after = run(database_url, body)  # type: ignore[misc]
     assert rows == [("in a block",), ("kept",)]
@@ -153,7 +143,7 @@ def test_connection_commits_at_the_end_and_rolls_back_on_error(database_url: str
 
 def test_a_waiter_cancelled_as_it_is_served_passes_the_connection_on(database_url: str) -> None:
     async def body(pool: Pool) -> tuple[int, int, int]:
-        before = await flight_pid(pool)
+        before = await harness.flight_pid(pool)
         lease = await pool.acquire()
         waiter = asyncio.create_task(pool.acquire())
         await until(lambda: pool.waiting == 1, what="the waiter queued")
@@ -161,7 +151,7 @@ def test_a_waiter_cancelled_as_it_is_served_passes_the_connection_on(database_ur
         waiter.cancel()  # ...and is cancelled before it does
         with pytest.raises(asyncio.CancelledError):
             await waiter
-        return before, await flight_pid(pool), pool.size
+        return before, await harness.flight_pid(pool), pool.size
 
     before, after, size = run(database_url, body, timeout=2.0)  # type: ignore[misc]
     assert before == after and size == 1
@@ -169,9 +159,9 @@ def test_a_waiter_cancelled_as_it_is_served_passes_the_connection_on(database_ur
 
 def test_check_drops_what_does_not_answer(database_url: str) -> None:
     async def body(pool: Pool) -> tuple[int, int, int]:
-        first = await flight_pid(pool)
+        first = await harness.flight_pid(pool)
         lease = await pool.acquire()
-        second = await flight_pid(pool)  # a second connection, while the first is lent
+        second = await harness.flight_pid(pool)  # a second connection, while the first is lent
         await pool.release(lease)
         async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
             await admin.execute("select pg_terminate_backend(%s)", [second])
@@ -216,13 +206,13 @@ def test_a_rolled_back_block_leaves_the_flights_prepared_statements(database_url
     """psycopg deallocates every prepared statement of the session after a rollback when it
     prepared some itself: the flights' own would go with them."""
     async def body(pool: Pool) -> tuple[int, int]:
-        first = await flight_pid(pool)  # PID is now prepared on the connection, by the flight
+        first = await harness.flight_pid(pool)  # PID is now prepared on the connection, by the flight
         with pytest.raises(RuntimeError):
             async with pool.connection() as conn:
                 for _ in range(5):  # often enough for psycopg to prepare it, if it prepares at all
                     await conn.execute("select %s::int", [1])
                 raise RuntimeError("the block fails: rolled back")
-        return first, await flight_pid(pool)
+        return first, await harness.flight_pid(pool)
 
     first, second = run(database_url, body)  # type: ignore[misc]
     assert first == second
