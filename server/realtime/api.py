@@ -5,6 +5,7 @@ authenticator with the caller's role and claims, as REST does)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
@@ -16,6 +17,8 @@ from server.caller import Caller, verified_caller
 from server.realtime.auth import can_write
 from server.realtime.hub import Hub
 from server.realtime.protocol import UserBroadcast
+
+Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -55,7 +58,7 @@ async def _send(hub: Hub, caller: Caller, topic: str, event: str, message: UserB
     await hub.broadcast(topic, private, message)
 
 
-def broadcast_batch(hub: Hub):
+def broadcast_batch(hub: Hub) -> Endpoint:
     async def endpoint(request: Request) -> Response:
         caller = _caller(hub, request)
         if isinstance(caller, JSONResponse):
@@ -66,10 +69,10 @@ def broadcast_batch(hub: Hub):
             return JSONResponse({"errors": {"body": ["is invalid JSON"]}}, status_code=422)
         messages = body.get("messages") if isinstance(body, dict) else None
         errors = _validate(messages)
-        if errors:
+        if errors or not isinstance(messages, list):  # _validate refuses anything but a list
             return JSONResponse({"errors": errors}, status_code=422)
         allowed: dict[str, bool] = {}
-        for m in messages:  # type: ignore[union-attr]
+        for m in messages:
             await _send(hub, caller, m["topic"], m["event"], UserBroadcast.from_json(m["event"], m["payload"]),
                         bool(m.get("private")), allowed)
         return Response(status_code=202)
@@ -77,7 +80,7 @@ def broadcast_batch(hub: Hub):
     return endpoint
 
 
-def broadcast_single(hub: Hub):
+def broadcast_single(hub: Hub) -> Endpoint:
     async def endpoint(request: Request) -> Response:
         caller = _caller(hub, request)
         if isinstance(caller, JSONResponse):

@@ -21,6 +21,8 @@ from server.realtime.changes import PgBinding
 from server.realtime.protocol import Message, UserBroadcast
 
 if TYPE_CHECKING:
+    from server.db.pool import Pool
+    from server.realtime.hub import Hub
     from server.realtime.socket import RealtimeSocket
 
 log = logging.getLogger("supalite.realtime")
@@ -71,16 +73,16 @@ class Channel:
         self.closed = False
 
     @property
-    def hub(self):
+    def hub(self) -> Hub:
         return self.socket.hub
 
     @property
-    def pool(self):
+    def pool(self) -> Pool:
         """Bookkeeping (subscription rows, presences, the published tables): the owner's pool."""
         return self.hub.ctx.admin_pool
 
     @property
-    def api_pool(self):
+    def api_pool(self) -> Pool:
         """Policy checks as the caller: the authenticator's pool, as REST and storage."""
         return self.hub.ctx.api_pool
 

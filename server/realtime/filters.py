@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 OPS = ("eq", "neq", "lt", "lte", "gt", "gte", "in")
 _FILTER = re.compile(r"^([^=]+)=(not\.)?(eq|neq|lt|lte|gt|gte|in)\.(.*)$", re.DOTALL)
@@ -23,7 +23,7 @@ class FilterError(ValueError):
 class Filter:
     column: str
     op: str
-    value: Any  # str, or a tuple of str for `in`
+    value: str | tuple[str, ...]  # a tuple for `in`
     negate: bool = False
 
     def as_json(self) -> dict[str, Any]:
@@ -32,7 +32,9 @@ class Filter:
 
 def _split(text: str) -> list[str]:
     """Split on commas outside double quotes and parentheses."""
-    parts, depth, quoted, current = [], 0, False, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quoted = 0, False
     for ch in text:
         if ch == '"':
             quoted = not quoted
@@ -67,48 +69,44 @@ def parse(text: str | None) -> list[Filter]:
         if op == "in":
             if not (raw.startswith("(") and raw.endswith(")")):
                 raise FilterError(f"invalid filter: {part}")
-            value: Any = tuple(_unquote(v) for v in _split(raw[1:-1]))
+            value: str | tuple[str, ...] = tuple(_unquote(v) for v in _split(raw[1:-1]))
         else:
             value = _unquote(raw)
         filters.append(Filter(column, op, value, negate))
     return filters
 
 
-def _coerce(sample: Any, text: str) -> Any:
-    """The filter's text as the type of the row's JSON value, to compare like with like."""
-    if isinstance(sample, bool):
-        return text.lower() in ("true", "t", "1")
-    if isinstance(sample, (int, float)):
-        try:
-            return float(text)
-        except ValueError:
-            return None
-    return text
+_Scalar = TypeVar("_Scalar", float, str)
+
+
+def _holds(op: str, left: _Scalar, right: _Scalar) -> bool:
+    if op == "eq":
+        return left == right
+    if op == "neq":
+        return left != right
+    if op == "lt":
+        return left < right
+    if op == "lte":
+        return left <= right
+    if op == "gt":
+        return left > right
+    return left >= right
 
 
 def _compare(value: Any, f: Filter) -> bool:
-    if f.op == "in":
+    """The row's JSON value against the filter's text read as the value's type, like with like."""
+    if isinstance(f.value, tuple):  # `in`: equal to one of the listed values
         return any(_compare(value, Filter(f.column, "eq", v)) for v in f.value)
-    other = _coerce(value, f.value)
-    if other is None:
-        return False
-    left: Any = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
-    if not isinstance(left, (bool, float, str)):
-        left = str(left)
-    try:
-        if f.op == "eq":
-            return left == other
-        if f.op == "neq":
-            return left != other
-        if f.op == "lt":
-            return left < other
-        if f.op == "lte":
-            return left <= other
-        if f.op == "gt":
-            return left > other
-        return left >= other
-    except TypeError:
-        return False
+    text = f.value
+    if isinstance(value, bool):  # ordered as numbers, as Python orders False < True
+        return _holds(f.op, float(value), float(text.lower() in ("true", "t", "1")))
+    if isinstance(value, (int, float)):
+        try:
+            number = float(text)
+        except ValueError:
+            return False
+        return _holds(f.op, float(value), number)
+    return _holds(f.op, value if isinstance(value, str) else str(value), text)
 
 
 def matches(filters: list[Filter], row: dict[str, Any] | None) -> bool:

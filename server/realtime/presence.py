@@ -7,8 +7,8 @@ import secrets
 from typing import Any
 
 import orjson
-from psycopg_pool import AsyncConnectionPool
 
+from server.db.pool import Pool
 from server.realtime.hub import NODE_TIMEOUT_S
 
 
@@ -16,7 +16,7 @@ def new_ref() -> str:
     return "F" + secrets.token_urlsafe(12)
 
 
-async def state(pool: AsyncConnectionPool, topic: str, private: bool) -> dict[str, Any]:
+async def state(pool: Pool, topic: str, private: bool) -> dict[str, Any]:
     async with pool.connection() as conn:
         cur = await conn.execute(
             "select p.presence_key, p.phx_ref, p.meta::text from realtime.presences p"
@@ -31,7 +31,7 @@ async def state(pool: AsyncConnectionPool, topic: str, private: bool) -> dict[st
     return result
 
 
-async def track(pool: AsyncConnectionPool, node: str, topic: str, private: bool, key: str,
+async def track(pool: Pool, node: str, topic: str, private: bool, key: str,
                 meta: dict[str, Any], previous: tuple[str, dict[str, Any]] | None) -> tuple[str, dict[str, Any]]:
     """Store the entry (replacing the channel's previous one); returns (ref, diff)."""
     ref = new_ref()
@@ -50,7 +50,7 @@ async def track(pool: AsyncConnectionPool, node: str, topic: str, private: bool,
     return ref, {"joins": {key: {"metas": [joined]}}, "leaves": leaves}
 
 
-async def untrack(pool: AsyncConnectionPool, key: str, entry: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+async def untrack(pool: Pool, key: str, entry: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     async with pool.connection() as conn:
         await conn.execute("delete from realtime.presences where phx_ref = %s", [entry[0]])
     return {"joins": {}, "leaves": {key: {"metas": [{**entry[1], "phx_ref": entry[0]}]}}}
