@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from typing import Any, TypedDict
 
 import orjson
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection, AsyncCursor, sql
+from psycopg.abc import Params, QueryNoTemplate
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
@@ -17,19 +19,32 @@ OBJECT_COLUMNS = ("id, bucket_id, name, owner, owner_id, version, metadata, user
 BUCKET_SORT = {"id", "name", "created_at", "updated_at"}
 
 
-async def fetch_one(conn: AsyncConnection, query: Any, params: list[Any]) -> dict[str, Any] | None:
+class BucketOptions(TypedDict, total=False):
+    """The settings a create or update body may give; an update writes only those given."""
+
+    public: bool
+    file_size_limit: int | None
+    allowed_mime_types: list[str] | None
+
+
+class NewBucket(BucketOptions, total=True):
+    id: str
+    name: str
+
+
+async def fetch_one(conn: AsyncConnection, query: QueryNoTemplate, params: Params) -> dict[str, Any] | None:
     async with conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(query, params)
         return await cur.fetchone()
 
 
-async def fetch_all(conn: AsyncConnection, query: Any, params: list[Any]) -> list[dict[str, Any]]:
+async def fetch_all(conn: AsyncConnection, query: QueryNoTemplate, params: Params) -> list[dict[str, Any]]:
     async with conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(query, params)
         return await cur.fetchall()
 
 
-async def fetch_json(conn: AsyncConnection, query: Any, params: list[Any]) -> bytes:
+async def fetch_json(conn: AsyncConnection, query: QueryNoTemplate, params: Params) -> bytes:
     """A statement whose single value is JSON built by Postgres, passed through as bytes."""
     row = await (await conn.execute(query, params)).fetchone()
     value = row[0] if row else None
@@ -54,7 +69,7 @@ async def list_buckets(conn: AsyncConnection, limit: int | None, offset: int, se
     return await fetch_json(conn, query, [search, limit, offset])
 
 
-async def insert_bucket(conn: AsyncConnection, values: dict[str, Any], owner: str | None) -> None:
+async def insert_bucket(conn: AsyncConnection, values: NewBucket, owner: str | None) -> None:
     await conn.execute(
         "insert into storage.buckets (id, name, owner, owner_id, public, file_size_limit, allowed_mime_types)"
         " values (%s, %s, %s::uuid, %s, %s, %s, %s)",
@@ -63,8 +78,8 @@ async def insert_bucket(conn: AsyncConnection, values: dict[str, Any], owner: st
     )
 
 
-async def update_bucket(conn: AsyncConnection, bucket_id: str, changes: dict[str, Any]) -> bool:
-    assignments = [sql.SQL("{} = {}").format(sql.Identifier(k), sql.Placeholder()) for k in changes]
+async def update_bucket(conn: AsyncConnection, bucket_id: str, changes: BucketOptions) -> bool:
+    assignments: list[sql.Composable] = [sql.SQL("{} = {}").format(sql.Identifier(k), sql.Placeholder()) for k in changes]
     assignments.append(sql.SQL("updated_at = now()"))
     query = sql.SQL("update storage.buckets set {} where id = {} returning id").format(
         sql.SQL(", ").join(assignments), sql.Placeholder())
@@ -107,8 +122,7 @@ async def insert_object(conn: AsyncConnection, bucket_id: str, name: str, owner:
         " values (%s, %s, %s::uuid, %s, %s, %s, %s) returning id",
         [bucket_id, name, _uuid_or_none(owner), owner, version, Jsonb(metadata), _jsonb(user_metadata)],
     )
-    row = await cur.fetchone()
-    return str(row[0])
+    return await _returned_id(cur)
 
 
 async def upsert_object(conn: AsyncConnection, bucket_id: str, name: str, owner: str | None, version: str,
@@ -123,8 +137,7 @@ async def upsert_object(conn: AsyncConnection, bucket_id: str, name: str, owner:
         " returning id",
         [bucket_id, name, _uuid_or_none(owner), owner, version, Jsonb(metadata), _jsonb(user_metadata)],
     )
-    row = await cur.fetchone()
-    return str(row[0])
+    return await _returned_id(cur)
 
 
 async def update_object(conn: AsyncConnection, bucket_id: str, name: str, owner: str | None, version: str,
@@ -192,13 +205,19 @@ async def list_v2(conn: AsyncConnection, bucket_id: str, prefix: str, delimited:
         " order by e.name {order} limit {limit}"
     ).format(delim=sql.Placeholder("delim"), p=sql.Placeholder("prefix"), b=sql.Placeholder("bucket"),
              after=sql.Placeholder("after"), cmp=compare, order=order, limit=sql.Placeholder("limit"))
-    return await fetch_all(conn, query, {"delim": delimited, "prefix": prefix, "bucket": bucket_id,  # type: ignore[arg-type]
+    return await fetch_all(conn, query, {"delim": delimited, "prefix": prefix, "bucket": bucket_id,
                                          "after": start_after, "limit": limit})
 
 
-def _uuid_or_none(value: str | None) -> str | None:
-    import uuid
+async def _returned_id(cur: AsyncCursor[Any]) -> str:
+    """The id an INSERT ... RETURNING wrote: one row, or the statement raised."""
+    row = await cur.fetchone()
+    if row is None:
+        raise RuntimeError("INSERT ... RETURNING id returned no row")
+    return str(row[0])
 
+
+def _uuid_or_none(value: str | None) -> str | None:
     if not value:
         return None
     try:

@@ -86,7 +86,7 @@ def integer(value: Any, name: str, *, default: int, minimum: int = 0, maximum: i
     return value
 
 
-def boolean(value: Any, name: str, default: bool = False) -> bool:
+def boolean(value: object, name: str, default: bool = False) -> bool:
     if value is None:
         return default
     if isinstance(value, bool):

@@ -21,6 +21,7 @@ from server.db.health import is_unavailable
 from server.db.request_context import RequestContext
 from server.storage import content_types, errors, inputs, media, signing, transforms
 from server.storage.backends import make_backend
+from server.storage.db import BucketOptions, NewBucket
 from server.storage.paths import validate_bucket_name
 from server.storage.reaper import Reaper
 from server.storage.service import SUPERUSER, StorageService
@@ -130,8 +131,8 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         order = inputs.text(q, "sortOrder", required=False, default="asc", max_length=8, where="querystring")
         return json_response(await service.list_buckets(caller, limit, offset, search, column, order))
 
-    def bucket_options(body: dict[str, Any]) -> dict[str, Any]:
-        options: dict[str, Any] = {}
+    def bucket_options(body: dict[str, Any]) -> BucketOptions:
+        options: BucketOptions = {}
         if "public" in body:
             options["public"] = inputs.boolean(body["public"], "public")
         if "file_size_limit" in body:
@@ -145,8 +146,8 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         body = await inputs.json_body(request)
         name = validate_bucket_name(inputs.text(body, "name", max_length=100))
         bucket_id = validate_bucket_name(inputs.text(body, "id", required=False, default=name, max_length=100) or name)
-        values = {"id": bucket_id, "name": name, "public": False, "file_size_limit": None,
-                  "allowed_mime_types": None, **bucket_options(body)}
+        values: NewBucket = {"id": bucket_id, "name": name, "public": False, "file_size_limit": None,
+                             "allowed_mime_types": None, **bucket_options(body)}
         created = await service.create_bucket(caller, values)
         return json_response({"name": created})
 

@@ -96,7 +96,7 @@ class StorageService:
             raise errors.no_such_bucket()
         return row
 
-    async def create_bucket(self, caller: RequestContext, values: dict[str, Any]) -> str:
+    async def create_bucket(self, caller: RequestContext, values: db.NewBucket) -> str:
         validate_bucket_name(values["id"])
         try:
             async with self.transaction(caller) as conn:
@@ -107,7 +107,7 @@ class StorageService:
             raise
         return values["name"]
 
-    async def update_bucket(self, caller: RequestContext, bucket_id: str, changes: dict[str, Any]) -> None:
+    async def update_bucket(self, caller: RequestContext, bucket_id: str, changes: db.BucketOptions) -> None:
         async with self.transaction(caller) as conn:
             if not await db.update_bucket(conn, bucket_id, changes):
                 raise errors.no_such_bucket()

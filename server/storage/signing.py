@@ -10,6 +10,7 @@ as storage-api does: only upload tokens carry `upsert`.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from server.auth.jwt import JwtError, JwtKeys
@@ -28,7 +29,7 @@ def sign(keys: JwtKeys, payload: dict[str, Any], expires_in: int, scope: str) ->
     return keys.sign({**claims, "scope": scope, "iat": now, "exp": now + expires_in})
 
 
-def _has_scope(claims: dict[str, Any], scope: str) -> bool:
+def _has_scope(claims: Mapping[str, object], scope: str) -> bool:
     if "scope" in claims:
         return claims["scope"] == scope
     return ("upsert" in claims) == (scope == UPLOAD)

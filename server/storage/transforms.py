@@ -91,9 +91,9 @@ def render(data: bytes, t: Transform, content_type: str) -> tuple[bytes, str]:
     """Transformed image bytes and their content type."""
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS
     try:
-        image = Image.open(io.BytesIO(data))
-        source_format = image.format or "PNG"
-        image = ImageOps.exif_transpose(image)
+        opened = Image.open(io.BytesIO(data))
+        source_format = opened.format or "PNG"
+        image = ImageOps.exif_transpose(opened)
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError):
         raise errors.StorageError("InvalidRequest", 400, "Image could not be processed: not a supported image") from None
     size = _target_size(image, t)
