@@ -9,9 +9,12 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from server.config import SETTINGS, ConfigError, Settings, load_settings
+
+Command = Callable[[Settings, argparse.Namespace], int]
 
 
 def _is_loopback(host: str) -> bool:
@@ -302,7 +305,8 @@ def main(argv: list[str] | None = None) -> int:
             data_dir=Path(data_dir).expanduser().resolve() if data_dir else None,
             migrate_on_start=False if getattr(args, "no_migrate", False) else None,
         )
-        return args.func(settings, args)
+        command: Command = args.func  # each subparser's set_defaults(func=...)
+        return command(settings, args)
     except ConfigError as exc:
         print(f"supalite: error: {exc}", file=sys.stderr)
         return 1

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 DEMO_JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
 APP_SETTING_PREFIX = "SUPALITE_APP_"
@@ -100,7 +102,7 @@ SETTINGS: dict[str, Setting] = {
     "log_level": Setting("SUPALITE_LOG_LEVEL", "info", "Log level"),
 }
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[str], object]] = {
     "port": int, "workers": int, "dev": _bool, "jwt_expiry": int, "db_port": int,
     "db_pool_size": int, "migrate_on_start": _bool, "db_schemas": _csv,
     "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_plan_enabled": _bool,
@@ -170,7 +172,9 @@ class Settings:
         return self.jwt_secret == DEMO_JWT_SECRET
 
     def with_overrides(self, **overrides: object) -> Settings:
-        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+        # Fields by name, as the settings table: replace() refuses an unknown one at run time.
+        changes: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
+        return replace(self, **changes)
 
 
 def read_dotenv(path: Path) -> dict[str, str]:

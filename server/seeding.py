@@ -50,7 +50,7 @@ class Seeder:
     def app_settings(self) -> dict[str, str]:
         return self.settings.app_settings
 
-    def execute(self, query: Any, params: Any = None) -> list[tuple]:
+    def execute(self, query: Any, params: Any = None) -> list[tuple[Any, ...]]:
         cur = self.conn.execute(query, params)
         return cur.fetchall() if cur.description else []
 
@@ -60,7 +60,8 @@ class Seeder:
         email = email.strip().lower()
         row = self.conn.execute("select id from auth.users where email = %s and not is_sso_user", [email]).fetchone()
         if row:
-            return row[0]
+            existing: uuid.UUID = row[0]  # psycopg reads a uuid column as uuid.UUID
+            return existing
         uid = user_id or uuid.uuid4()
         hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(BCRYPT_COST)).decode()
         metadata = orjson.dumps(user_metadata or {}).decode()

@@ -11,7 +11,7 @@ connection is closed rather than the rest read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from starlette.requests import Request
@@ -21,6 +21,7 @@ from server.auth import error_codes as codes
 from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request
 
 MAX_BODY_BYTES = 128 * 1024
+_T = TypeVar("_T")
 
 
 def json_response(request: Request, body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -41,7 +42,7 @@ class Body:
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
 
-    def _get(self, key: str, kind: type | tuple[type, ...], kind_name: str) -> Any:
+    def _get(self, key: str, kind: type[_T], kind_name: str) -> _T | None:
         value = self.data.get(key)
         if value is None:
             return None

@@ -22,14 +22,15 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
 from server.config import ConfigError
 
 READ_OPERATIONS = ("select", "call")
-Expectation = str | int | bool
+Verdict = Literal["allow", "deny"]
+Expectation = Verdict | int | bool
 
 
 class MatrixError(ConfigError):
@@ -64,11 +65,13 @@ class Matrix:
     checks: list[Check]
 
 
-def _expectation(value: Any, where: str) -> Expectation:
+def _expectation(value: object, where: str) -> Expectation:
     if isinstance(value, bool) or (isinstance(value, int) and value >= 0):
         return value
-    if value in ("allow", "deny"):
-        return value
+    if value == "allow":
+        return "allow"
+    if value == "deny":
+        return "deny"
     raise MatrixError(f"{where}: expected allow, deny, a row count or true/false, not {value!r}")
 
 

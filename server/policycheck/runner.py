@@ -75,8 +75,8 @@ def run_cell(conn: psycopg.Connection, matrix: Matrix, check: Check, persona: Pe
         return CellResult(check, persona.name, expected, undo.actual)
     except psycopg.Error as exc:
         message = (exc.diag.message_primary or str(exc)).splitlines()[0]
-        actual: Expectation | str = "deny" if not check.is_read else "error"
-        return CellResult(check, persona.name, expected, actual, f"{exc.sqlstate}: {message}")
+        failed: Expectation | str = "deny" if not check.is_read else "error"
+        return CellResult(check, persona.name, expected, failed, f"{exc.sqlstate}: {message}")
 
 
 class _Undo(Exception):
