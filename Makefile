@@ -81,6 +81,7 @@ run: setup $(WEB_BUILD)
 
 test: setup-test $(WEB_BUILD) /usr/bin/chromium
 	$(BIN)/ruff check server tests bench
+	$(BIN)/mypy
 	cd web && npm run lint && npm test
 	$(BIN)/pytest
 
