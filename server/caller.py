@@ -18,6 +18,7 @@ through `JwtKeys.decode`, whose JwtError passes through unchanged.
 
 from __future__ import annotations
 
+import re
 import time
 import weakref
 from collections.abc import Callable, Mapping
@@ -63,13 +64,14 @@ class MissingToken(Exception):
     """The request carries no token where the service requires one."""
 
 
+_TOKEN = re.compile(r"\S+")  # what follows `Bearer `: no blank anywhere (GoTrue's `(\S+$)`)
+
+
 def bearer_token(headers: Mapping[str, str], *, apikey: bool = True) -> str | None:
     """The token a request carries: `Authorization: Bearer`, else (with `apikey`) the apikey header."""
     auth = headers.get("authorization")
-    if auth and auth[:7] in ("Bearer ", "bearer "):
-        token = auth[7:]
-        if token and not any(c.isspace() for c in token):
-            return token
+    if auth and auth[:7] in ("Bearer ", "bearer ") and _TOKEN.fullmatch(auth, 7):
+        return auth[7:]
     if apikey:
         key = headers.get("apikey")
         if key and key.strip():

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 import tomllib
 from pathlib import Path
@@ -27,7 +29,7 @@ def parse_size(value: int | str | None) -> int | None:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
-def load_bucket_declarations(path: Path) -> list[dict]:
+def load_bucket_declarations(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     try:

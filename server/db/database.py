@@ -48,13 +48,19 @@ def sqlalchemy_url(url: str) -> str:
     from sqlalchemy.engine import URL
 
     parts = conninfo_to_dict(url)
+
+    def part(name: str, default: str | None = None) -> str | None:
+        value = parts.get(name, default)
+        return None if value is None else str(value)
+
+    port = part("port")
     return URL.create(
         "postgresql+psycopg",
-        username=parts.get("user"),
-        password=parts.get("password"),
-        host=parts.get("host", "localhost"),
-        port=int(parts["port"]) if parts.get("port") else None,
-        database=parts.get("dbname"),
+        username=part("user"),
+        password=part("password"),
+        host=part("host", "localhost"),
+        port=int(port) if port else None,
+        database=part("dbname"),
     ).render_as_string(hide_password=False)
 
 

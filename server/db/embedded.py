@@ -19,6 +19,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from server.config import ConfigError
 
@@ -44,10 +45,19 @@ def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
         return True
 
 
+class SubprocessUser(TypedDict, total=False):
+    """Who PostgreSQL's processes run as, when the server runs as root (subprocess arguments)."""
+
+    user: int
+    group: int
+    extra_groups: list[int]
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def _die_with_parent() -> None:
@@ -148,7 +158,7 @@ class EmbeddedPostgres:
             self._run_as = _ensure_system_user()
             _make_traversable(data_dir)
 
-    def _subprocess_user(self) -> dict[str, object]:
+    def _subprocess_user(self) -> SubprocessUser:
         if self._run_as is None:
             return {}
         return {"user": self._run_as.pw_uid, "group": self._run_as.pw_gid, "extra_groups": []}
@@ -167,7 +177,7 @@ class EmbeddedPostgres:
                 [str(self.binaries / "initdb"), "-D", str(pgdata), "-U", OWNER_ROLE, "--pwfile", str(pwfile),
                  "--auth-host=scram-sha-256", "--auth-local=trust", "--encoding=UTF8", "--locale=C.UTF-8",
                  "-N", "--no-instructions"],
-                capture_output=True, text=True, **self._subprocess_user(),  # type: ignore[arg-type]
+                capture_output=True, text=True, **self._subprocess_user(),
             )
         finally:
             pwfile.unlink(missing_ok=True)
@@ -207,7 +217,7 @@ class EmbeddedPostgres:
                 os.chown(self.cluster.log_file, self._run_as.pw_uid, self._run_as.pw_gid)
             self.process = subprocess.Popen(
                 args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                preexec_fn=_die_with_parent, **self._subprocess_user(),  # type: ignore[arg-type]
+                preexec_fn=_die_with_parent, **self._subprocess_user(),
             )
         self._wait_ready(timeout)
         return self.url

@@ -8,6 +8,8 @@ A failing step rolls back its own transaction, so the database stays as it was.
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -119,7 +121,8 @@ def _schema_versions(conn: psycopg.Connection) -> list[str]:
     """The applied platform versions and the alembic head: what the policies' tables are made of."""
     versions = [f"platform:{name}:{checksum}" for name, checksum in conn.execute(
         "select version, checksum from supalite.platform_migrations order by version")]
-    if conn.execute("select to_regclass('supalite.alembic_version')").fetchone()[0] is not None:
+    row = conn.execute("select to_regclass('supalite.alembic_version')").fetchone()
+    if row is not None and row[0] is not None:
         versions += [f"alembic:{head}" for (head,) in conn.execute(
             "select version_num from supalite.alembic_version order by 1")]
     return versions
@@ -148,7 +151,7 @@ def apply_policies(conn: psycopg.Connection, folder: Path, force: bool = False) 
     return True
 
 
-def apply_buckets(conn: psycopg.Connection, declarations: list[dict]) -> int:
+def apply_buckets(conn: psycopg.Connection, declarations: list[dict[str, Any]]) -> int:
     """Upsert declared buckets (id, public, file_size_limit, allowed_mime_types)."""
     with conn.transaction():
         for bucket in declarations:

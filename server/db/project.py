@@ -48,7 +48,9 @@ def apply_app_settings(conn: psycopg.Connection, app_settings: dict[str, str]) -
     it with current_setting('app.<name>', true); sessions opened afterwards see it."""
     if not app_settings:
         return
-    dbname = conn.execute("select current_database()").fetchone()[0]
+    row = conn.execute("select current_database()").fetchone()
+    assert row is not None  # a select without FROM answers one row
+    dbname = row[0]
     for name, value in sorted(app_settings.items()):
         conn.execute(sql.SQL("alter database {} set {} = {}").format(
             sql.Identifier(dbname), sql.Identifier("app", name), sql.Literal(value)))

@@ -9,10 +9,10 @@ verify the token first, so a request that will be refused anyway never has its b
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
+from starlette.types import Receive
 
 from server.rest import errors
 
@@ -26,7 +26,7 @@ def declared_length(headers: dict[str, str]) -> int | None:
     return int(value) if len(value) <= 18 else 10**18
 
 
-async def read_body(receive: Callable[[], Awaitable[dict[str, Any]]], headers: dict[str, str], limit: int) -> bytes:
+async def read_body(receive: Receive, headers: dict[str, str], limit: int) -> bytes:
     """The whole body, or 413 as soon as it is known to be larger than `limit` bytes."""
     length = declared_length(headers)
     if length is not None and length > limit:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import functools
 import io
 import re
 from collections.abc import Hashable, Mapping
@@ -19,6 +20,7 @@ from urllib.parse import parse_qsl, unquote
 
 import orjson
 
+from server.bounded_store import ENTRY_OVERHEAD, BoundedStore
 from server.rest import errors
 
 OPERATORS = {
@@ -738,7 +740,9 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
     read = method in READ_METHODS
     schema = _schema(headers.get("accept-profile" if read else "content-profile"), schemas)
     stripped = path.strip("/")
-    parts = [unquote(p) for p in stripped.split("/")] if stripped else []
+    parts = stripped.split("/") if stripped else []
+    if "%" in stripped:
+        parts = [unquote(p) for p in parts]
     if not parts:
         if not read:
             raise errors.unsupported_method(method)
@@ -751,10 +755,9 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
         action, target = ("read" if read else _MUTATIONS[method]), parts[0]
     else:
         raise errors.invalid_resource_path()
-    media = parse_accept(headers.get("accept"), plan_enabled)
-    prefer_header = headers.get("prefer")
-    prefer = parse_prefer(prefer_header.split("\n") if prefer_header else [])
-    query = parse_query(query_string, is_rpc_read=action == "call" and read) if action != "schema" else QueryParams()
+    media = _accepted(headers.get("accept"), plan_enabled)
+    prefer = _preferences(headers.get("prefer"))
+    query = parsed_query(query_string, action == "call" and read) if action != "schema" else QueryParams()
     rng = None
     if action == "read" and headers.get("range-unit", "items") == "items":
         rng = parse_range(headers.get("range"))
@@ -767,6 +770,35 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
         else:
             payload, shape = await asyncio.to_thread(_payload_with_shape, content_type, body)
     return ApiRequest(method, action, target, schema, query, prefer, media, rng, content_type, payload, body, shape)
+
+
+# Accept and Prefer headers by their text: a client sends the same few. The header's size is
+# bounded by the HTTP server, the count here.
+@functools.lru_cache(maxsize=128)
+def _accepted(header: str | None, plan_enabled: bool) -> MediaType:
+    return parse_accept(header, plan_enabled)
+
+
+@functools.lru_cache(maxsize=128)
+def _preferences(header: str | None) -> Prefer:
+    return parse_prefer(header.split("\n") if header else [])
+
+
+# Parsed query strings by their text: an app asks the same few URLs again and again, and
+# parsing a select tree costs more than the rest of a repeated request's own work. Entries
+# are shared, so a QueryParams (like a MediaType or Prefer above) is never changed once parsed. Bounded like every cache of
+# what callers send; a query string that fails to parse is not kept.
+_QUERIES = BoundedStore(4096, 8 * 1024 * 1024)
+
+
+def parsed_query(query_string: str, is_rpc_read: bool) -> QueryParams:
+    key = (query_string, is_rpc_read)
+    hit: QueryParams | None = _QUERIES.entries.get(key)
+    if hit is None:
+        hit = parse_query(query_string, is_rpc_read)
+        # the text, and its values parsed into Python objects (about twice the text)
+        _QUERIES.put(key, hit, 3 * len(query_string) + ENTRY_OVERHEAD)
+    return hit
 
 
 def _schema(profile: str | None, schemas: tuple[str, ...]) -> str:

@@ -12,8 +12,10 @@ first time. Served as a bare ASGI app: this is the hottest path of the server.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING
+
+from starlette.types import Receive, Scope, Send
 
 from server.auth.jwt import JwtError
 from server.caller import Caller, verified_caller
@@ -51,7 +53,7 @@ class RestService:
         ctx.on_startup.append(self.schema_cache.start)
         ctx.on_shutdown.append(self.schema_cache.stop)
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
@@ -76,8 +78,7 @@ class RestService:
         await send({"type": "http.response.start", "status": out.status, "headers": out_headers})
         await send({"type": "http.response.body", "body": out.body})
 
-    async def serve(self, method: str, path: str, query: str, headers: dict[str, str],
-                    receive: Callable[..., Any]) -> Answer:
+    async def serve(self, method: str, path: str, query: str, headers: dict[str, str], receive: Receive) -> Answer:
         caller = self.caller(headers)  # before the body: an invalid token costs no upload
         body = b"" if method in _NO_BODY_METHODS else await read_body(receive, headers, self.max_body)
         api_request = await request.parse(method, path, query, headers, body, self.schemas,
@@ -90,7 +91,7 @@ class RestService:
                                          prepared.bind(api_request), prepared.plan.tx)
         return response.answer(prepared.plan, result)
 
-    def prepared(self, key: Any, api_request: ApiRequest) -> Prepared:
+    def prepared(self, key: Hashable, api_request: ApiRequest) -> Prepared:
         """The plan and statement of this request: composed before for the same key and body
         shape, else planned and composed now (and kept when the plan allows)."""
         shape = api_request.body_shape
