@@ -248,10 +248,14 @@ async def _ready(fd: int, write: bool = False) -> None:
 def rows(result: pq.abc.PGresult) -> list[tuple[str | None, ...]]:
     """Every row of a result, as text per column (None for NULL)."""
     fields = range(result.nfields)
+    get = result.get_value
     out = []
     for r in range(result.ntuples):
-        values = (result.get_value(r, c) for c in fields)
-        out.append(tuple(None if v is None else v.decode() for v in values))
+        row = []
+        for c in fields:
+            value = get(r, c)
+            row.append(None if value is None else value.decode())
+        out.append(tuple(row))
     return out
 
 

@@ -161,11 +161,11 @@ class QueryParams:
     has_select: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ApiRequest:
     """What a request asks, parsed from its path, query string, headers and body; no
     database involved (PostgREST's ApiRequest). The plan stage resolves it against the
-    schema cache."""
+    schema cache; no stage changes it."""
 
     method: str
     action: str  # schema | read | create | update | upsert | delete | call
@@ -725,6 +725,8 @@ def _payload_with_shape(content_type: str, body: bytes) -> tuple[Any, Hashable |
 JSON_TYPES = ("application/json", "", "application/vnd.pgrst.object+json", "application/vnd.pgrst.array+json")
 READ_METHODS = ("GET", "HEAD")
 _MUTATIONS = {"POST": "create", "PATCH": "update", "PUT": "upsert", "DELETE": "delete"}
+_METHODS = frozenset((*READ_METHODS, *_MUTATIONS))
+_CALL_METHODS = frozenset((*READ_METHODS, "POST"))
 
 # Bodies up to this size parse inline (the usual few-row write stays on the fast path);
 # larger ones in a worker thread, so that a 10 MB CSV does not stall every other request.
@@ -735,7 +737,7 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
                 schemas: tuple[str, ...], plan_enabled: bool) -> ApiRequest:
     """The ApiRequest of an HTTP request, in PostgREST's order of checks: method, schema
     (profile headers), resource path, Accept, Prefer, query string, Range, body."""
-    if method not in (*READ_METHODS, *_MUTATIONS):
+    if method not in _METHODS:
         raise errors.unsupported_method(method)
     read = method in READ_METHODS
     schema = _schema(headers.get("accept-profile" if read else "content-profile"), schemas)
@@ -748,7 +750,7 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
             raise errors.unsupported_method(method)
         action, target = "schema", ""
     elif len(parts) == 2 and parts[0] == "rpc":
-        if method not in (*READ_METHODS, "POST"):
+        if method not in _CALL_METHODS:
             raise errors.rpc_method(method)
         action, target = "call", parts[1]
     elif len(parts) == 1:
@@ -761,10 +763,12 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
     rng = None
     if action == "read" and headers.get("range-unit", "items") == "items":
         rng = parse_range(headers.get("range"))
-    content_type = headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    content_type = ""
     payload: Any = None
     shape: Hashable | None = NO_BODY
-    if not read and action != "delete" and (body.strip() or action != "call"):
+    if not read:
+        content_type = headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if not read and action != "delete" and (action != "call" or body.strip()):
         if len(body) <= INLINE_PARSE_BYTES:
             payload, shape = _payload_with_shape(content_type, body)
         else:

@@ -112,11 +112,13 @@ def explained(result: Result, media: MediaType) -> Answer:
 
 def finish(out: Answer, result: Result, applied: tuple[str, ...]) -> Answer:
     """Functions' response.status / response.headers settings, then Preference-Applied."""
-    status, extra = guc_overrides(result.headers_setting, result.status_setting)
-    if status is not None:
-        out.status = status
-    for k, v in extra.items():
-        out.headers[k.lower()] = v
+    headers_setting, status_setting = result.headers_setting, result.status_setting
+    if headers_setting is not None or status_setting is not None:
+        status, extra = guc_overrides(headers_setting, status_setting)
+        if status is not None:
+            out.status = status
+        for k, v in extra.items():
+            out.headers[k.lower()] = v
     if applied:
         out.headers["preference-applied"] = ", ".join(applied)
     return out
