@@ -174,7 +174,7 @@ def test_select_items_in_detail() -> None:
     assert (avg.aggregate, [a.aggregate for a in parse_select("a.max(),a.min(),a.count()")]) == ("avg", ["max", "min", "count"])
 
 
-@pytest.mark.xfail(strict=True, reason="request._NAME_RE refuses blanks inside a name; PostgREST's identifiers allow them (see report)")
+@pytest.mark.xfail(strict=True, reason="request._NAME_RE refuses blanks inside a name; PostgREST's identifiers allow them")
 def test_names_may_hold_blanks() -> None:
     # QuerySpec "will select and filter a column that has spaces"; pFieldName doctest "identifier with spaces"
     qp = parse_query("select=Just A Server Model&Just A Server Model=like.*91*")
@@ -239,13 +239,13 @@ def test_in_lists() -> None:
 
 
 # Unquoted elements keep their quotes (pListElement: a quoted value only when it is the whole element).
-@pytest.mark.xfail(strict=True, reason="request.split_top strips quotes inside unquoted list elements (see report)")
+@pytest.mark.xfail(strict=True, reason="request.split_top strips quotes inside unquoted list elements")
 @pytest.mark.parametrize(("query", "values"), [('n=in.(")', ['"']), ('n=in.(Double"Quote"McGraw")', ['Double"Quote"McGraw"'])])
 def test_in_list_elements_with_stray_quotes(query: str, values: list[str]) -> None:
     assert _one_filter(query).value == values
 
 
-@pytest.mark.xfail(strict=True, reason="lexeme '(' skips blanks: in.(    ) is in.() in PostgREST (see report)")
+@pytest.mark.xfail(strict=True, reason="lexeme '(' skips blanks: in.(    ) is in.() in PostgREST")
 def test_in_list_of_blanks_is_empty() -> None:
     assert _one_filter("id=in.(    )").value == _one_filter("id=in.()").value
 
@@ -272,7 +272,7 @@ def test_logic_trees() -> None:
     assert all(isinstance(c, Filter) and c.negate for c in negated_filters)
 
 
-@pytest.mark.xfail(strict=True, reason="request.parse_logic wants and(/or( glued and no blank inside in.( ) (see report)")
+@pytest.mark.xfail(strict=True, reason="request.parse_logic wants and(/or( glued and no blank inside in.( )")
 def test_logic_trees_allow_blanks_everywhere() -> None:
     # AndOrParamsSpec "allows whitespace"
     tree = parse_query("and=( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )").logic[()][0]
@@ -281,7 +281,7 @@ def test_logic_trees_allow_blanks_everywhere() -> None:
     assert isinstance(inner, Logic) and isinstance(inner.children[0], Filter) and inner.children[0].value == ["1", " 2", " 3 "]
 
 
-@pytest.mark.xfail(strict=True, reason="PostgREST stops at the tree's closing parenthesis; request.parse_logic keeps '2)' (see report)")
+@pytest.mark.xfail(strict=True, reason="PostgREST stops at the tree's closing parenthesis; request.parse_logic keeps '2)'")
 def test_logic_tree_ignores_text_after_its_closing_parenthesis() -> None:
     # AndOrParamsSpec "can handle eq and neq": /entities?and=(id.eq.1,id.neq.2))
     last = parse_query("and=(id.eq.1,id.neq.2))").logic[()][0].children[-1]
@@ -306,7 +306,7 @@ def test_limit_offset_and_reserved_names() -> None:
 
 
 # PostgREST hands limit/offset to PostgreSQL: a negative one is its error (2201W, 2201X), not a parse error.
-@pytest.mark.xfail(strict=True, reason="request._nonneg_int refuses a minus sign with PGRST100 (see report)")
+@pytest.mark.xfail(strict=True, reason="request._nonneg_int refuses a minus sign with PGRST100")
 def test_negative_limit_reaches_postgres() -> None:
     assert parse_query("limit=-1&offset=-4").limit[()] == -1
 
@@ -364,7 +364,7 @@ def test_range_header() -> None:
 # the column counts in the parsed text (for logic trees: "or" or "and" followed by the value),
 # `unexpected "x"` comes from a keyword the input failed to spell, `unexpected 'x'` from a
 # character class, and expectations are listed as Parsec lists them.
-_PARSEC = "request.py words PGRST100 positions and expectations differently from PostgREST's Parsec parsers (see report)"
+_PARSEC = "request.py words PGRST100 positions and expectations differently from PostgREST's Parsec parsers"
 PGRST100 = [
     ("id=0", '"failed to parse filter (0)" (line 1, column 1)', 'unexpected "0" expecting "not" or operator (eq, gt, ...)'),
     ("a.b=noop.0", '"failed to parse filter (noop.0)" (line 1, column 1)', 'unexpected "o" expecting "not" or operator (eq, gt, ...)'),
@@ -417,7 +417,7 @@ def test_pgrst100_words_as_postgrest(query: str, message: str, details: str) -> 
         400, "PGRST100", message, details, None)
 
 
-@pytest.mark.xfail(strict=True, reason="the select parser accepts these (see report)")
+@pytest.mark.xfail(strict=True, reason="the select parser accepts these")
 @pytest.mark.parametrize("select", ["id,clients(name[])", "data->>-78xy", "prt.*,u.email"])
 def test_select_refuses_what_postgrest_refuses(select: str) -> None:
     with pytest.raises(errors.ApiError) as exc:
