@@ -54,9 +54,17 @@ def base_settings(database_url: str, **overrides: object) -> Settings:
 
 
 def create_database_from_template(owner_url: str, name: str) -> str:
+    return create_database(owner_url, name, template=TEMPLATE_DB)
+
+
+def create_database(owner_url: str, name: str, template: str | None = None) -> str:
+    """A fresh database `name` (empty, or a copy of `template`); its URL."""
+    create = sql.SQL("create database {}").format(sql.Identifier(name))
+    if template is not None:
+        create += sql.SQL(" template {}").format(sql.Identifier(template))
     with psycopg.connect(owner_url, autocommit=True) as conn:
         conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("create database {} template {}").format(sql.Identifier(name), sql.Identifier(TEMPLATE_DB)))
+        conn.execute(create)
     return with_database(owner_url, name)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from psycopg.rows import dict_row
 
 from server.db import role_settings
 from server.db.listener import Subscription
+from server.db.view_rule import target_entries
 
 if TYPE_CHECKING:
     from server.context import AppContext
@@ -205,96 +206,10 @@ where n.nspname = any(%(schemas)s) and p.prokind = 'f'
   and p.prorettype <> 'trigger'::regtype and p.prorettype <> 'event_trigger'::regtype
 """
 
-# -- view lineage -------------------------------------------------------------------------
-# A view's `_RETURN` rule (pg_rewrite.ev_action) is a pg_node_tree: `{NODE :field value ...}`
-# nodes, `(...)` lists, `<>` for NULL, backslash escapes inside tokens. Only the outermost
-# query's target list says where a view column comes from: PostgreSQL has already traced its
-# `resorigtbl`/`resorigcol` through subqueries and CTEs in FROM, and left them 0 for
-# expressions, set operations and scalar subqueries. PostgREST reads the same fields.
-
-
-def _node_tokens(text: str) -> Iterator[tuple[str, bool]]:
-    """pg_node_tree tokens, as PostgreSQL's pg_strtok cuts them: the text, unescaped, and
-    whether it was written bare (so `<>` and `(` are told from a name spelled the same)."""
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in " \t\n":
-            i += 1
-        elif ch in "(){}":
-            yield ch, True
-            i += 1
-        else:
-            chars: list[str] = []
-            bare = True
-            while i < n and text[i] not in " \t\n(){}":
-                if text[i] == "\\" and i + 1 < n:
-                    chars.append(text[i + 1])
-                    i += 2
-                    bare = False
-                else:
-                    chars.append(text[i])
-                    i += 1
-            yield "".join(chars), bare
-
-
-def parse_node_tree(text: str) -> Any:
-    """pg_node_tree text -> nested values: a node is a dict of its fields (its type under ""),
-    each field the list of the values written after it; a list is a list; `<>` is None; any
-    other token a str. Iterative: a deeply nested expression costs no Python stack."""
-    root: list[Any] = []
-    stack: list[tuple[Any, list[Any]]] = [(None, root)]  # (open node or list, where values go)
-    for token, bare in _node_tokens(text):
-        container, target = stack[-1]
-        if bare and token == "{":
-            node: dict[str, list[Any]] = {"": []}
-            target.append(node)
-            stack.append((node, node[""]))
-        elif bare and token == "(":
-            items: list[Any] = []
-            target.append(items)
-            stack.append((items, items))
-        elif bare and token in (")", "}"):
-            if len(stack) == 1 or isinstance(container, dict) != (token == "}"):
-                raise ValueError("unbalanced pg_node_tree")
-            stack.pop()
-        elif bare and token.startswith(":") and isinstance(container, dict):
-            # A later field of the same name wins: a column named `:resno` is written before
-            # the real field (TargetEntry writes resname first).
-            container[token[1:]] = []
-            stack[-1] = (container, container[token[1:]])
-        else:
-            target.append(None if bare and token == "<>" else token)
-    if len(stack) != 1 or len(root) != 1:
-        raise ValueError("unbalanced pg_node_tree")
-    return root[0]
-
-
-def _field(node: Any, name: str) -> Any:
-    """The one value of a node's field, else None."""
-    values = node.get(name) if isinstance(node, dict) else None
-    return values[0] if values and len(values) == 1 else None
-
-
 def _view_columns(action: str) -> dict[int, tuple[int, int]]:
-    """view column number -> (source relation oid, its column number), from the view's rule;
-    columns computed from anything but one column are left out. Numbers, not names: a column
-    renamed by ALTER VIEW keeps its number, while the rule keeps the old name."""
-    try:
-        rule = parse_node_tree(action)
-    except ValueError:
-        log.warning("unreadable view rule; its columns get no lineage")
-        return {}
-    query = rule[0] if isinstance(rule, list) and rule else None
-    out: dict[int, tuple[int, int]] = {}
-    for entry in _field(query, "targetList") or []:
-        numbers = [_field(entry, key) for key in ("resno", "resorigtbl", "resorigcol")]
-        if _field(entry, "resjunk") != "false" or not all(isinstance(v, str) and v.isascii() and v.isdigit() for v in numbers):
-            continue
-        resno, table, column = (int(v) for v in numbers)
-        if table:
-            out[resno] = (table, column)
-    return out
+    """view column number -> (source relation oid, its column number), for the columns that
+    come straight from one."""
+    return {e.resno: (e.origin_table, e.origin_column) for e in target_entries(action) if e.origin_table}
 
 
 async def load(conn: psycopg.AsyncConnection, schemas: tuple[str, ...]) -> SchemaCache:

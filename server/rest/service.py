@@ -68,9 +68,11 @@ class RestService:
             except errors.ApiError as err:
                 out = response.error_answer(err)
             except Exception as exc:  # never a traceback to the client
-                if not is_unavailable(exc):
+                if is_unavailable(exc):
+                    out = response.error_answer(errors.connection_error())
+                else:
                     log.exception("rest: unexpected error on %s %s", method, scope["path"])
-                out = response.error_answer(errors.connection_error() if is_unavailable(exc) else errors.internal_error())
+                    out = response.error_answer(errors.internal_error())
             if method == "HEAD":
                 out.body = b""
         out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **out.headers}.items()]

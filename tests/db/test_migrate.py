@@ -123,15 +123,9 @@ def test_a_broken_policy_file_changes_nothing_and_names_file_and_line(database_u
         assert conn.execute("select to_regclass('public.must_not_exist')").fetchone() == (None,)
 
 
-def empty_database(owner_url: str, name: str) -> str:
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute(psycopg.sql.SQL("create database {}").format(psycopg.sql.Identifier(name)))
-    return harness.with_database(owner_url, name)
-
-
 def test_alembic_head_and_buckets_are_applied(owner_url: str, template_ready: str, tmp_path: Path) -> None:
     name = harness.unique_name("t_alembic")
-    url = empty_database(owner_url, name)  # the template carries the app's own alembic head
+    url = harness.create_database(owner_url, name)  # the template carries the app's own alembic head
     try:
         shutil.copytree(Path(__file__).parent / "fixture_project", tmp_path, dirs_exist_ok=True)
         settings = harness.base_settings(url, project_dir=tmp_path)
@@ -149,7 +143,7 @@ def test_alembic_head_and_buckets_are_applied(owner_url: str, template_ready: st
 
 def test_a_failing_revision_is_reported_and_rolled_back(owner_url: str, template_ready: str, tmp_path: Path) -> None:
     name = harness.unique_name("t_alembic_bad")
-    url = empty_database(owner_url, name)  # the template carries the app's own alembic head
+    url = harness.create_database(owner_url, name)  # the template carries the app's own alembic head
     try:
         shutil.copytree(Path(__file__).parent / "fixture_project", tmp_path, dirs_exist_ok=True)
         (tmp_path / "migrations" / "versions" / "0002_broken.py").write_text(

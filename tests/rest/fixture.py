@@ -9,23 +9,19 @@ from pathlib import Path
 
 import httpx
 import psycopg
-from psycopg.conninfo import make_conninfo
 
 SQL_FILE = Path(__file__).with_name("fixture.sql")
 
 
 def create_database(owner_url: str, name: str) -> str:
     """A fresh database with the platform schema (roles, auth.uid()...) and the fixture."""
-    from psycopg import sql
 
     from server.config import load_settings
     from server.db.database import api_conninfo, authenticator_password
     from server.db.migrate import apply_platform_schema, ensure_authenticator_login
+    from tests import harness
 
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-    url = make_conninfo(owner_url, dbname=name)
+    url = harness.create_database(owner_url, name)
     settings = load_settings({"DATABASE_URL": url}, dotenv=None)
     with psycopg.connect(url, autocommit=True) as conn:
         apply_platform_schema(conn)

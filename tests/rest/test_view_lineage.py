@@ -15,7 +15,6 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from server.rest import schema_cache
 from server.rest.schema_cache import SchemaCache
@@ -58,9 +57,7 @@ create view lin.pbooks_v as select id, title, author_id from linp.pbooks;
 @pytest.fixture(scope="module")
 def cache(owner_url: str) -> Iterator[SchemaCache]:
     name = harness.unique_name("lineage")
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-    url = harness.with_database(owner_url, name)
+    url = harness.create_database(owner_url, name)
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(SCHEMA)
@@ -168,25 +165,3 @@ def test_views_of_tables_outside_the_exposed_schema_relate_like_the_tables(cache
     # PostgREST: "detects parent relations when having many views of a private table"
     assert ("pauthors_v", "m2o", (("author_id", "id"),)) in rels(cache, "pbooks_v")
     assert pk(cache, "pbooks_v") == ["id"]
-
-
-# -- the pg_node_tree reader on its own -----------------------------------------------------
-
-def test_node_tree_reader_unescapes_tokens_and_keeps_structure() -> None:
-    from server.rest.schema_cache import parse_node_tree
-
-    tree = parse_node_tree(r'({QUERY :targetList ({TARGETENTRY :resno 1 :resname Writer\ Id :x <> :y \<> :z ("a" "b\)")})})')
-    entry = tree[0]["targetList"][0][0]
-    assert entry[""] == ["TARGETENTRY"] and entry["resno"] == ["1"] and entry["resname"] == ["Writer Id"]
-    assert entry["x"] == [None] and entry["y"] == ["<>"] and entry["z"] == [['"a"', '"b)"']]
-    deep = "(" + "{A :b " * 50_000 + "1" + "}" * 50_000 + ")"
-    assert parse_node_tree(deep)[0][""] == ["A"]
-
-
-@pytest.mark.parametrize("text", ["", "({QUERY", "({QUERY})}", "({A :b (1})", "{A} {B}", ")"])
-def test_node_tree_reader_refuses_unbalanced_text(text: str) -> None:
-    from server.rest.schema_cache import _view_columns, parse_node_tree
-
-    with pytest.raises(ValueError):
-        parse_node_tree(text)
-    assert _view_columns(text) == {}

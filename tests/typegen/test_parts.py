@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from server.typegen.collation import sort_by
 from server.typegen.doc import render
-from server.typegen.nodetree import target_entries
 from server.typegen.tstypes import Literal, Name, Object, Prop, Union_, key, string_literal, to_doc
 
 
@@ -15,26 +14,6 @@ def test_collation_is_upstreams_not_code_points() -> None:
     words = ["users", "Zeta", "user_sessions", "a_table", "t1", "t_1", "ABC", "abc_", "résumé", "resume", "zeta"]
     assert sort_by(words, lambda w: w) == [
         "a_table", "ABC", "abc_", "resume", "résumé", "t_1", "t1", "user_sessions", "users", "zeta", "Zeta"]
-
-
-def test_target_entries_of_a_view_rule() -> None:
-    action = (
-        "({QUERY :commandType 1 :rtable ({RANGETBLENTRY :eref {ALIAS :aliasname a :colnames "
-        '("id" "display\\ name")} :relid 16404}) :targetList ({TARGETENTRY :expr {VAR :varno 1 '
-        ":varattno 1} :resno 1 :resname id :ressortgroupref 0 :resorigtbl 16404 :resorigcol 1 "
-        ":resjunk false} {TARGETENTRY :expr {CONST :consttype 25 :constvalue 4 [ 1 0 0 0 ]} :resno 2 "
-        ":resname odd\\)\\ name :ressortgroupref 0 :resorigtbl 0 :resorigcol 0 :resjunk false} "
-        "{TARGETENTRY :expr {SUBLINK :subselect {QUERY :targetList ({TARGETENTRY :resno 9 :resorigtbl 1 "
-        ":resorigcol 1})}} :resno 3 :resname sub :resorigtbl 0 :resorigcol 0 :resjunk false}) :sortClause <>})"
-    )
-    entries = [(e.resno, e.origin_table, e.origin_column) for e in target_entries(action)]
-    assert entries == [(1, 16404, 1), (2, 0, 0), (3, 0, 0)]
-
-
-def test_target_entries_tolerate_garbage() -> None:
-    assert target_entries("") == []
-    assert target_entries(")}}({") == []
-    assert target_entries("(" * 100_000) == []  # deep nesting: no recursion to exhaust
 
 
 def test_keys_and_strings_quoted_as_prettier() -> None:

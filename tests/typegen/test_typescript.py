@@ -16,7 +16,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
 
 from server.typegen import generate_typescript
 from tests import harness
@@ -40,9 +39,7 @@ def _diff(expected: str, actual: str, name: str) -> str:
 @pytest.fixture(scope="module")
 def fixture_db(owner_url: str) -> Iterator[str]:
     name = harness.unique_name("t_typegen")
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-    url = harness.with_database(owner_url, name)
+    url = harness.create_database(owner_url, name)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(FIXTURE_SQL.read_text())
     yield url
