@@ -60,6 +60,11 @@ test-web: $(WEB_STAMP)
 screenshots: setup-test $(WEB_BUILD) /usr/bin/chromium
 	node scripts/screenshots.mjs
 
+# PostGIS for the REST tests of geometry columns (application/geo+json), from Debian.
+POSTGIS := /usr/share/postgresql/15/extension/postgis.control
+$(POSTGIS):
+	apt-get install -y postgresql-15-postgis-3 || (apt-get update && apt-get install -y postgresql-15-postgis-3)
+
 setup: $(RUNTIME_STAMP)
 
 setup-test: $(TEST_STAMP) $(JS_TEST_STAMP)
@@ -79,7 +84,7 @@ run: export SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT ?= 168h
 run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed
 
-test: setup-test $(WEB_BUILD) /usr/bin/chromium
+test: setup-test $(WEB_BUILD) /usr/bin/chromium $(POSTGIS)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
 	cd web && npm run lint && npm test
