@@ -7,7 +7,6 @@ import uuid
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
 from server.auth.jwt import keys_from_settings
@@ -17,14 +16,9 @@ from tests.rest import fixture
 
 @pytest.fixture(scope="module")
 def rest_database(owner_url: str, request: pytest.FixtureRequest):
-    """A database with only the platform schema and the REST fixture (no app migrations),
-    plus the test module's own `SCHEMA_SQL` when it declares one."""
+    """A database with only the platform schema and the REST fixture (no app migrations)."""
     name = harness.unique_name("rest_" + request.module.__name__.rsplit(".", 1)[-1][:30])
     url = fixture.create_database(owner_url, name)
-    extra = getattr(request.module, "SCHEMA_SQL", None)
-    if extra:
-        with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(extra)
     yield url
     harness.drop_database(owner_url, name)
 
