@@ -1,5 +1,6 @@
-"""The REST tests' fixture schema (fixture.sql): loaded once into a test database, then
-waited for until the server's schema cache has it (the DDL event trigger reloads it)."""
+"""The REST tests' fixture schema: fixture.sql, then each area's fixture_<area>.sql in name
+order, loaded once into a test database, then waited for until the server's schema cache has
+it (the DDL event trigger reloads it)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import httpx
 import psycopg
 
-SQL_FILE = Path(__file__).with_name("fixture.sql")
+HERE = Path(__file__).parent
+SQL_FILES = [HERE / "fixture.sql", *sorted(HERE.glob("fixture_*.sql"))]
 
 
 def create_database(owner_url: str, name: str) -> str:
@@ -35,7 +37,8 @@ def load(database_url: str) -> None:
         conn.execute("select pg_advisory_lock(4242)")
         try:
             if conn.execute("select to_regclass('public.fx_books')").fetchone()[0] is None:
-                conn.execute(SQL_FILE.read_text())
+                for sql_file in SQL_FILES:
+                    conn.execute(sql_file.read_text())
         finally:
             conn.execute("select pg_advisory_unlock(4242)")
 
