@@ -150,6 +150,10 @@ def invalid_resource_path() -> ApiError:
     return ApiError(404, "PGRST125", "Invalid path specified in request URL")
 
 
+def not_implemented(details: str) -> ApiError:
+    return ApiError(400, "PGRST127", "Feature not implemented", details)
+
+
 def guc_headers_error() -> ApiError:
     return ApiError(500, "PGRST111", "response.headers guc must be a JSON array composed of objects"
                                      " with a single key and a string value")

@@ -1,5 +1,7 @@
 """What /rest/v1 knows about the database: tables, views, columns, keys, relationships
-(including through views) and functions of the exposed schemas.
+(including through views, and computed ones: functions of a row) and functions of the
+exposed schemas. Keys and view definitions are read in every schema, so a view in an exposed
+schema over tables elsewhere relates like its tables do, as in PostgREST.
 
 Loaded at start, reloaded on `NOTIFY pgrst, 'reload schema'` (sent after DDL by the event
 trigger of platform_schema/0400) — like PostgREST's SchemaCache.
@@ -77,6 +79,7 @@ class Relationship:
     columns: list[tuple[str, str]]  # (table col, foreign col); empty for m2m
     junction: Junction | None = None
     is_self: bool = False
+    function: QI | None = None  # a computed relationship: this function of a `table` row gives the rows
 
     def describe(self) -> dict[str, str]:
         """The `details` entry PostgREST gives for an ambiguous embed."""
@@ -95,6 +98,16 @@ class Relationship:
 
     def hint_name(self) -> str:
         return self.junction.table[1] if self.junction else self.constraint
+
+    @property
+    def own_column(self) -> str | None:
+        """The FK column on this side, when the key has a single column."""
+        return self.columns[0][0] if len(self.columns) == 1 and not self.junction else None
+
+    @property
+    def foreign_column(self) -> str | None:
+        """The referenced column on the other side, when the key has a single column."""
+        return self.columns[0][1] if len(self.columns) == 1 and not self.junction else None
 
 
 @dataclass
@@ -134,17 +147,21 @@ class SchemaCache:
 
 # -- loading ------------------------------------------------------------------------------
 
-TABLES_SQL = """
-select c.oid, n.nspname as schema, c.relname as name, c.relkind as kind,
+# Relations of every schema but PostgreSQL's own: those outside the exposed schemas are only
+# read for the keys views inherit from them.
+_USER_SCHEMAS = "n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg\\_%%'"
+
+TABLES_SQL = f"""
+select c.oid, n.nspname as schema, c.relname as name, c.relkind as kind, n.nspname = any(%(schemas)s) as exposed,
   obj_description(c.oid, 'pg_class') as description,
   case when c.relkind in ('r', 'p') then true else (pg_relation_is_updatable(c.oid::regclass, true) & 8) = 8 end as insertable,
   case when c.relkind in ('r', 'p') then true else (pg_relation_is_updatable(c.oid::regclass, true) & 4) = 4 end as updatable,
   case when c.relkind in ('r', 'p') then true else (pg_relation_is_updatable(c.oid::regclass, true) & 16) = 16 end as deletable
 from pg_class c join pg_namespace n on n.oid = c.relnamespace
-where c.relkind in ('r', 'v', 'm', 'f', 'p') and n.nspname = any(%(schemas)s)
+where c.relkind in ('r', 'v', 'm', 'f', 'p') and {_USER_SCHEMAS}
 """
 
-COLUMNS_SQL = """
+COLUMNS_SQL = f"""
 select a.attrelid as oid, a.attname as name, a.attnum as position,
   format_type(a.atttypid, a.atttypmod) as type,
   coalesce(bt.typname, t.typname) as base_type,
@@ -160,11 +177,11 @@ join pg_type t on t.oid = a.atttypid
 left join pg_type bt on t.typtype = 'd' and bt.oid = t.typbasetype
 left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
 where a.attnum > 0 and not a.attisdropped and c.relkind in ('r', 'v', 'm', 'f', 'p')
-  and n.nspname = any(%(schemas)s)
+  and {_USER_SCHEMAS}
 order by a.attrelid, a.attnum
 """
 
-KEYS_SQL = """
+KEYS_SQL = f"""
 select con.conrelid as oid, con.contype as type, con.conname as name,
   array(select a.attname from unnest(con.conkey) with ordinality k(n, i)
         join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.n order by k.i)::text[] as cols,
@@ -173,25 +190,26 @@ select con.conrelid as oid, con.contype as type, con.conname as name,
         join pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.n order by k.i)::text[] as fcols
 from pg_constraint con
 where con.contype in ('p', 'u', 'f')
-  and (con.conrelid in (select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = any(%(schemas)s)))
+  and (con.conrelid in (select c.oid from pg_class c join pg_namespace n on n.oid = c.relnamespace where {_USER_SCHEMAS}))
 """
 
-UNIQUE_INDEX_SQL = """
+UNIQUE_INDEX_SQL = f"""
 select i.indrelid as oid,
   array(select a.attname from unnest(i.indkey) k(n) join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.n)::text[] as cols
 from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace
-where i.indisunique and i.indpred is null and n.nspname = any(%(schemas)s)
+where i.indisunique and i.indpred is null and {_USER_SCHEMAS}
 """
 
-VIEWS_SQL = """
+VIEWS_SQL = f"""
 select r.ev_class as oid, r.ev_action::text as action
 from pg_rewrite r join pg_class c on c.oid = r.ev_class join pg_namespace n on n.oid = c.relnamespace
-where c.relkind in ('v', 'm') and r.rulename = '_RETURN' and n.nspname = any(%(schemas)s)
+where c.relkind in ('v', 'm') and r.rulename = '_RETURN' and {_USER_SCHEMAS}
 """
 
 FUNCTIONS_SQL = """
 select p.oid, n.nspname as schema, p.proname as name, p.provolatile as volatility, p.proretset as returns_set,
   p.pronargdefaults as ndefaults, p.prosecdef as security_definer, format_type(p.prorettype, null) as return_type,
+  p.prorows as rows, case when p.pronargs = 1 then (select t.typrelid from pg_type t where t.oid = p.proargtypes[0]) end as arg_relid,
   rt.typtype = 'c' or (rt.oid = 'record'::regtype) as returns_composite, rt.typrelid as ret_relid,
   obj_description(p.oid, 'pg_proc') as description,
   coalesce((select json_agg(json_build_object(
@@ -236,12 +254,13 @@ Row = dict[str, Any]
 def build(table_rows: list[Row], column_rows: list[Row], key_rows: list[Row], index_rows: list[Row],
           view_rows: list[Row], function_rows: list[Row]) -> SchemaCache:
     cache = SchemaCache()
-    by_oid: dict[int, Table] = {}
+    by_oid: dict[int, Table] = {}  # every relation read, exposed or not
     for r in table_rows:
         t = Table(r["schema"], r["name"], r["kind"], {}, insertable=r["insertable"], updatable=r["updatable"],
                   deletable=r["deletable"], description=r["description"])
         by_oid[r["oid"]] = t
-        cache.tables[t.qi] = t
+        if r["exposed"]:
+            cache.tables[t.qi] = t
     attnames: dict[tuple[int, int], str] = {}
     for r in column_rows:
         owner = by_oid.get(r["oid"])
@@ -305,7 +324,9 @@ def build(table_rows: list[Row], column_rows: list[Row], key_rows: list[Row], in
         return any(u == set(cols) for u in uniques.get(oid, []))
 
     def add(rel: Relationship) -> None:
-        cache.relationships.setdefault(rel.table, []).append(rel)
+        # only between relations a request can name (PostgREST: both in the request's schema)
+        if rel.table in cache.tables and rel.foreign_table in cache.tables:
+            cache.relationships.setdefault(rel.table, []).append(rel)
 
     for oid, name, cols, foid, fcols in fks:
         one_to_one = is_unique(oid, cols)
@@ -341,10 +362,26 @@ def build(table_rows: list[Row], column_rows: list[Row], key_rows: list[Row], in
         for p in in_params[len(in_params) - (r["ndefaults"] or 0):]:
             p.has_default = True
         ret_table = by_oid[r["ret_relid"]].qi if r["ret_relid"] in by_oid else None
+        if ret_table not in cache.tables:
+            ret_table = None
         fn = Function(r["schema"], r["name"], in_params, outs, r["return_type"], r["returns_set"], ret_table,
                       bool(r["returns_composite"]), r["volatility"], r["security_definer"], r["description"])
         cache.functions.setdefault((fn.schema, fn.name), []).append(fn)
+        arg_table = by_oid.get(r["arg_relid"]) if r.get("arg_relid") else None
+        if arg_table is not None and ret_table is not None:
+            _add_computed(cache, arg_table.qi, ret_table, (fn.schema, fn.name), not fn.returns_set or r["rows"] == 1)
     return cache
+
+
+def _add_computed(cache: SchemaCache, table: QI, target: QI, function: QI, single_row: bool) -> None:
+    """A computed relationship (PostgREST's allComputedRels): `function(table row)` gives rows
+    of `target`. It takes the place of the key relationships to a relation of the same name."""
+    if table not in cache.tables or target not in cache.tables:
+        return
+    rels = cache.relationships.setdefault(table, [])
+    rels[:] = [r for r in rels if r.function is not None or r.foreign_table[1] != function[1]]
+    rels.append(Relationship(table, target, "m2o" if single_row else "o2m", function[1], [],
+                             is_self=table == target, function=function))
 
 
 class SchemaCacheHolder:

@@ -203,12 +203,23 @@ def filter_sql(alias: str, f: Filter, table: Table | None, params: Params) -> sq
     return SQL("NOT ({})").format(cond) if f.negate else cond
 
 
-def logic_sql(alias: str, tree: Logic, table: Table | None, params: Params) -> sql.Composable:
-    parts = [logic_sql(alias, c, table, params) if isinstance(c, Logic) else filter_sql(alias, c, table, params)
+def logic_sql(alias: str, tree: Logic, table: Table | None, params: Params,
+              embeds: dict[str, str] | None = None) -> sql.Composable:
+    """A logic tree; `embeds` (embed name -> SQL alias) lets `embed.is.null` and
+    `embed.not.is.null` test an embedded resource, as PostgREST's null-embed filters do."""
+    parts = [logic_sql(alias, c, table, params, embeds) if isinstance(c, Logic)
+             else _embed_null_sql(c, embeds) or filter_sql(alias, c, table, params)
              for c in tree.children]
     joined = SQL(" AND " if tree.op == "and" else " OR ").join(parts) if parts else SQL("TRUE")
     expr = SQL("({})").format(joined)
     return SQL("NOT {}").format(expr) if tree.negate else expr
+
+
+def _embed_null_sql(f: Filter, embeds: dict[str, str] | None) -> sql.Composable | None:
+    if not embeds or f.field.name not in embeds or f.field.json_path or f.op != "is" or f.value not in ("null", "not_null"):
+        return None
+    is_null = (f.value == "null") != f.negate
+    return SQL("{}.{} IS " + ("NULL" if is_null else "NOT NULL")).format(Id(embeds[f.field.name]), Id("body"))
 
 
 def order_sql(node: ReadNode, terms: list[OrderTerm], params: Params) -> sql.Composable:
@@ -231,9 +242,17 @@ def order_sql(node: ReadNode, terms: list[OrderTerm], params: Params) -> sql.Com
     return SQL(", ").join(items)
 
 
-def _column_item_sql(node: ReadNode, item: ColumnItem, params: Params) -> sql.Composable:
+def _column_item_sql(node: ReadNode, item: ColumnItem, params: Params, hoisting: bool) -> sql.Composable:
+    """One select item. In a to-one spread (`hoisting`) an aggregate is left to the parent:
+    the column is selected plain, under the name the parent aggregates."""
+    if item.aggregate and hoisting:
+        if item.field.name == "*":
+            return SQL("1 AS {}").format(Id(item.alias or item.aggregate))
+        plain = field_expr(node.alias, item.field, params)
+        if item.cast:
+            plain = SQL("CAST({} AS {})").format(plain, type_name(item.cast))
+        return SQL("{} AS {}").format(plain, Id(item.alias or item.aggregate))
     if item.aggregate:
-        fn = _AGG[item.aggregate]
         expr: sql.Composable
         if item.field.name == "*":
             expr = SQL("count(*)")
@@ -241,7 +260,7 @@ def _column_item_sql(node: ReadNode, item: ColumnItem, params: Params) -> sql.Co
             inner: sql.Composable = field_expr(node.alias, item.field, params)
             if item.cast:
                 inner = SQL("CAST({} AS {})").format(inner, type_name(item.cast))
-            expr = SQL(fn + "({})").format(inner)
+            expr = SQL(_AGG[item.aggregate] + "({})").format(inner)
         if item.aggregate_cast:
             expr = SQL("CAST({} AS {})").format(expr, type_name(item.aggregate_cast))
         return SQL("{} AS {}").format(expr, Id(item.alias or item.aggregate))
@@ -253,31 +272,103 @@ def _column_item_sql(node: ReadNode, item: ColumnItem, params: Params) -> sql.Co
     return SQL("{} AS {}").format(expr, Id(item.alias or item.field.default_alias))
 
 
+# -- spreads: `...rel(cols)` puts the embed's columns among its parent's -----------------------
+
+@dataclass(frozen=True, slots=True)
+class SpreadColumn:
+    name: str  # the output key, also the column's name in the spread's subquery
+    aggregate: str | None = None  # an aggregate the spread hoists to its parent (to-one only)
+    aggregate_cast: str | None = None
+
+
+def _hoists(node: ReadNode) -> bool:
+    """A to-one spread hands its aggregates to its parent, where they group the parent's rows
+    (PostgREST's hoistSpreadAggFunctions): `...invoices(total.sum())` sums per parent group."""
+    return node.spread and node.to_one
+
+
+def spread_columns(node: ReadNode) -> list[SpreadColumn]:
+    """The columns a spread embed adds to its parent, in select order."""
+    out: list[SpreadColumn] = []
+    for item in node.columns:
+        if item.aggregate and _hoists(node):
+            out.append(SpreadColumn(item.alias or item.aggregate, item.aggregate, item.aggregate_cast))
+        elif item.aggregate:
+            out.append(SpreadColumn(item.alias or item.aggregate))
+        elif item.field.name == "*":
+            out += [SpreadColumn(c.name) for c in sorted(node.table.columns.values(), key=lambda c: c.position)]
+        else:
+            out.append(SpreadColumn(item.alias or item.field.default_alias))
+    for child in node.children:
+        if child.spread:
+            out += spread_columns(child) if _hoists(node) else [SpreadColumn(c.name) for c in spread_columns(child)]
+        elif not child.empty:
+            out.append(SpreadColumn(child.key))
+    return out
+
+
+def groups(node: ReadNode) -> bool:
+    """Whether the node's query aggregates: its own aggregates, or those its to-one spreads hoist."""
+    if _hoists(node):
+        return False
+    return node.has_aggregates or any(_hoists(c) and _has_hoisted(c) for c in node.children)
+
+
+def _has_hoisted(node: ReadNode) -> bool:
+    return node.has_aggregates or any(_hoists(c) and _has_hoisted(c) for c in node.children)
+
+
 def select_list(node: ReadNode, params: Params) -> tuple[list[sql.Composable], list[int]]:
     """The select items of a node and the 1-based positions to GROUP BY when aggregating."""
     items: list[sql.Composable] = []
     group: list[int] = []
+    hoisting = _hoists(node)
+    # json has no equality: a grouping query carries its embeds as jsonb (as PostgREST always does)
+    body_type = "::jsonb" if groups(node) else ""
     for item in node.columns:
-        items.append(_column_item_sql(node, item, params))
-        if not item.aggregate:
+        items.append(_column_item_sql(node, item, params, hoisting))
+        if hoisting or not item.aggregate:
             group.append(len(items))
     for child in node.children:
+        if child.empty:
+            continue
         if child.spread:
-            items.append(SQL("{}.*").format(Id(child.alias)))
+            for col in spread_columns(child):
+                ref = SQL("{}.{}").format(Id(child.alias), Id(col.name))
+                if col.aggregate and not hoisting:
+                    expr = SQL(_AGG[col.aggregate] + "({})").format(ref)
+                    if col.aggregate_cast:
+                        expr = SQL("CAST({} AS {})").format(expr, type_name(col.aggregate_cast))
+                    items.append(SQL("{} AS {}").format(expr, Id(col.name)))
+                    continue
+                items.append(SQL("{} AS {}").format(ref + SQL(body_type if child.spread_to_many else ""), Id(col.name)))
+                group.append(len(items))
         elif child.to_one:
-            items.append(SQL("{}.{} AS {}").format(Id(child.alias), Id("body"), Id(child.key)))
+            items.append(SQL("{}.{}" + body_type + " AS {}").format(Id(child.alias), Id("body"), Id(child.key)))
+            group.append(len(items))
         else:
-            items.append(SQL("COALESCE({}.{}, '[]') AS {}").format(Id(child.alias), Id("body"), Id(child.key)))
-        group.append(len(items))
-    if not items:
-        items.append(SQL("NULL::int AS {}").format(Id("pgrst_none")))  # select=rel(...) only with spread: never empty
-    return items, group
+            items.append(SQL("COALESCE({}.{}, '[]')" + body_type + " AS {}").format(Id(child.alias), Id("body"), Id(child.key)))
+            group.append(len(items))
+    return items, group  # may be empty (`select=users()`): PostgreSQL selects zero columns
 
 
-def _join_condition(child: ReadNode, parent_alias: str) -> tuple[sql.Composable, sql.Composable]:
+def _source(node: ReadNode, parent_alias: str) -> sql.Composable:
+    """The FROM item of an embed: its relation, or for a computed relationship its function
+    applied to the parent row (cast to the parent's type: the parent may be a CTE's row)."""
+    rel = node.rel
+    assert rel is not None
+    if rel.function is not None:
+        return SQL("{}.{}({}::{}.{}) AS {}").format(Id(rel.function[0]), Id(rel.function[1]), Id(parent_alias),
+                                                  Id(rel.table[0]), Id(rel.table[1]), Id(node.alias))
+    return SQL("{}.{} AS {}").format(Id(node.table.schema), Id(node.table.name), Id(node.alias))
+
+
+def _join_condition(child: ReadNode, parent_alias: str) -> tuple[sql.Composable, sql.Composable | None]:
     """(extra FROM items, WHERE condition) joining an embed to its parent row."""
     rel = child.rel
     assert rel is not None
+    if rel.function is not None:
+        return SQL(""), None
     if rel.junction:
         j = rel.junction
         jalias = child.alias + "_j"
@@ -289,12 +380,13 @@ def _join_condition(child: ReadNode, parent_alias: str) -> tuple[sql.Composable,
 
 
 def node_where(node: ReadNode, params: Params) -> list[sql.Composable]:
+    embeds = {c.key: c.alias for c in node.children if not (c.spread and c.to_one)}
     conds = [filter_sql(node.alias, f, node.table, params) for f in node.filters]
-    conds += [logic_sql(node.alias, t, node.table, params) for t in node.logic]
+    conds += [logic_sql(node.alias, t, node.table, params, embeds) for t in node.logic]
     for child in node.children:
         body = SQL("{}.{}").format(Id(child.alias), Id("body"))
-        if child.spread:
-            continue
+        if child.spread and child.to_one:
+            continue  # joined INNER or LEFT itself (see laterals)
         if child.join == "inner" or child.null_filter is False:
             conds.append(SQL("{} IS NOT NULL").format(body))
         elif child.null_filter is True:
@@ -306,9 +398,16 @@ def laterals(node: ReadNode, params: Params) -> list[sql.Composable]:
     out: list[sql.Composable] = []
     for child in node.children:
         sub = child_query(child, node.alias, params)
-        if child.spread:
+        if child.spread and child.to_one:
             kind = "INNER" if (child.join == "inner" or child.null_filter is False) else "LEFT"
             out.append(SQL(" " + kind + " JOIN LATERAL ({}) AS {} ON TRUE").format(sub, Id(child.alias)))
+        elif child.spread:
+            # one array per column, in the embed's order (json_agg keeps the subquery's order)
+            arrays = [SQL("COALESCE(json_agg({a}.{c}), '[]') AS {c}").format(a=Id(child.alias), c=Id(c.name))
+                      for c in spread_columns(child)]
+            out.append(SQL(" LEFT JOIN LATERAL (SELECT json_agg({a}) AS {b}{arrays} FROM ({s}) AS {a}) AS {a} ON TRUE")
+                       .format(a=Id(child.alias), b=Id("body"), s=sub,
+                               arrays=sql.Composed([SQL(", ") + a for a in arrays])))
         elif child.to_one:
             out.append(SQL(" LEFT JOIN LATERAL (SELECT row_to_json({a}) AS {b} FROM ({s}) AS {a}) AS {a} ON TRUE")
                        .format(a=Id(child.alias), b=Id("body"), s=sub))
@@ -320,7 +419,7 @@ def laterals(node: ReadNode, params: Params) -> list[sql.Composable]:
 
 def _tail(node: ReadNode, params: Params, group: list[int], limit: int | None, offset: int | None) -> sql.Composable:
     parts: list[sql.Composable] = []
-    if node.has_aggregates and group:
+    if groups(node) and group:
         parts.append(SQL(" GROUP BY ") + SQL(", ").join(SQL(str(int(g))) for g in group))
     if node.order:
         parts.append(SQL(" ORDER BY ") + order_sql(node, node.order, params))
@@ -335,11 +434,11 @@ def child_query(node: ReadNode, parent_alias: str, params: Params) -> sql.Compos
     items, group = select_list(node, params)
     extra_from, join_cond = _join_condition(node, parent_alias)
     joins = laterals(node, params)
-    where = [join_cond, *node_where(node, params)]
-    return SQL("SELECT {items} FROM {tbl} AS {alias}{extra}{joins} WHERE {where}{tail}").format(
-        items=SQL(", ").join(items), tbl=SQL("{}.{}").format(Id(node.table.schema), Id(node.table.name)),
-        alias=Id(node.alias), extra=extra_from, joins=sql.Composed(joins), where=SQL(" AND ").join(where),
-        tail=_tail(node, params, group, node.limit, node.offset))
+    where = [c for c in (join_cond, *node_where(node, params)) if c is not None]
+    where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
+    return SQL("SELECT {items} FROM {src}{extra}{joins}{where}{tail}").format(
+        items=SQL(", ").join(items), src=_source(node, parent_alias), extra=extra_from, joins=sql.Composed(joins),
+        where=where_sql, tail=_tail(node, params, group, node.limit, node.offset))
 
 
 def root_query(node: ReadNode, source: sql.Composable, params: Params, limit: int | None, offset: int | None,

@@ -119,8 +119,11 @@ def test_inner_join_and_null_filters_on_embeds(anon) -> None:
 def test_spread_and_self_reference(anon) -> None:
     r = anon.get("/fx_books?select=title,...fx_authors!author_id(author_name:name)&id=eq.3")
     assert r.json() == [{"title": "Mort", "author_name": "Terry"}]
-    r = anon.get("/fx_employees?select=name,manager:fx_employees!manager_id(name)&order=id")
-    assert r.json() == [{"name": "boss", "manager": None}, {"name": "worker", "manager": {"name": "boss"}}]
+    # PostgREST's self-reference convention: the FK column names the parent, the table
+    # (hinted by that column) the children
+    r = anon.get("/fx_employees?select=name,manager:manager_id(name),reports:fx_employees!manager_id(name)&order=id")
+    assert r.json() == [{"name": "boss", "manager": None, "reports": [{"name": "worker"}]},
+                        {"name": "worker", "manager": {"name": "boss"}, "reports": []}]
 
 
 def test_embedding_through_a_view(anon) -> None:

@@ -160,7 +160,6 @@ def test_every_relationship_names_existing_columns(cache: SchemaCache) -> None:
         assert all(c in table.columns for c in table.pk), (table.name, table.pk)
 
 
-@pytest.mark.xfail(strict=True, reason="keys of tables outside the exposed schemas are not loaded: a PostgREST behaviour still missing")
 def test_views_of_tables_outside_the_exposed_schema_relate_like_the_tables(cache: SchemaCache) -> None:
     # PostgREST: "detects parent relations when having many views of a private table"
     assert ("pauthors_v", "m2o", (("author_id", "id"),)) in rels(cache, "pbooks_v")

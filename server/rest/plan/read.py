@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from server.rest import errors
 from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
-from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, EmbedItem, Field, Filter, Logic, MediaType, OrderTerm, Path,
+from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, EmbedItem, Filter, Logic, MediaType, OrderTerm, Path,
                                  QueryParams, SelectItem)
 from server.rest.schema_cache import Relationship, SchemaCache, Table
 
@@ -35,10 +35,16 @@ class ReadNode:
     spread: bool = False
     null_filter: bool | None = None  # embed=is.null (True) / not.is.null (False) on the parent
     star: bool = False
+    empty: bool = False  # `users()`: joined (for filters and !inner) but adds nothing to the output
 
     @property
     def to_one(self) -> bool:
         return self.rel is not None and self.rel.cardinality in ("m2o", "o2o")
+
+    @property
+    def spread_to_many(self) -> bool:
+        """`...messages(id)` on a to-many relationship: each column becomes an array."""
+        return self.spread and not self.to_one
 
     @property
     def has_aggregates(self) -> bool:
@@ -70,40 +76,39 @@ def _close_table_hint(cache: SchemaCache, schema: str, name: str) -> str | None:
 
 
 def find_relationship(cache: SchemaCache, parent: Table, embed: EmbedItem) -> Relationship:
-    """PostgREST's findRel: target by table name, constraint name or FK column, narrowed by the hint."""
-    rels = cache.relationships.get(parent.qi, [])
+    """PostgREST's findRel: the relationships from `parent` to a relation of its schema that
+    `name!hint` designates; exactly one must remain."""
     name, hint = embed.name, embed.hint
 
-    def matches_hint(r: Relationship) -> bool:
+    def designated(r: Relationship) -> bool:
+        target = r.foreign_table[1]
+        if r.function is not None:  # a computed relationship is named by its function
+            return name == r.function[1]
+        if r.is_self:
+            # one key, two directions: `family(*)` the children, `parent_id(*)` the parent,
+            # `family!parent_id(*)` the children through that column
+            if hint is None:
+                return ((name == target and r.cardinality == "o2m")
+                        or (name == r.own_column and r.cardinality == "m2o"))
+            return name == target and r.cardinality == "o2m" and hint == r.foreign_column
         if hint is None:
-            return True
-        if r.junction:
-            return hint in (r.junction.table[1], r.junction.constraint1, r.junction.constraint2)
-        cols_here = [a for a, _ in r.columns]
-        cols_there = [b for _, b in r.columns]
-        return (hint == r.constraint or (len(cols_here) == 1 and hint == cols_here[0])
-                or (len(cols_there) == 1 and hint == cols_there[0]) or hint == r.foreign_table[1])
+            # a constraint or column name designates the table, never the views over it
+            to_view = cache.tables[r.foreign_table].kind in ("v", "m")
+            by_key = r.junction is None and name in (r.constraint, r.own_column)
+            return name == target or (by_key and not to_view)
+        if name != target:
+            return False
+        if r.junction is not None:
+            return hint == r.junction.table[1]
+        return hint in (r.constraint, r.own_column, r.foreign_column)
 
-    by_table = [r for r in rels if r.foreign_table[1] == name and r.foreign_table[0] == parent.schema and matches_hint(r)]
-    candidates = by_table
-    if not candidates and hint is None:
-        candidates = [r for r in rels if not r.junction and r.cardinality in ("m2o", "o2o") and
-                      (r.constraint == name or (len(r.columns) == 1 and r.columns[0][0] == name))]
-        if not candidates:
-            candidates = [r for r in rels if not r.junction and r.constraint == name]
-    if len(candidates) > 1:
-        # a self relationship without hint: PostgREST prefers none, it is ambiguous too
-        direct = [r for r in candidates if r.junction is None]
-        if hint is not None and len(direct) == 1 and len(candidates) > len(direct):
-            return direct[0]
-        # a column hint names the FK column on this side first (self references: many-to-one)
-        by_own_col = [r for r in direct if [a for a, _ in r.columns] == [hint]]
-        if hint is not None and len(by_own_col) == 1:
-            return by_own_col[0]
-        raise errors.ambiguous_embed(parent.name, name, [r.describe() for r in candidates],
-                                     [f"{r.foreign_table[1]}!{r.hint_name()}" for r in candidates])
+    candidates = [r for r in cache.relationships.get(parent.qi, [])
+                  if r.foreign_table[0] == parent.schema and designated(r)]
     if not candidates:
         raise errors.relationship_not_found(parent.name, name, parent.schema, hint)
+    if len(candidates) > 1:
+        raise errors.ambiguous_embed(parent.name, name, [r.describe() for r in candidates],
+                                     [f"{r.foreign_table[1]}!{r.hint_name()}" for r in candidates])
     return candidates[0]
 
 
@@ -130,8 +135,17 @@ def _fill(cache: SchemaCache, node: ReadNode, items: list[SelectItem], aliases: 
         target = cache.tables[rel.foreign_table]
         child = ReadNode(target, aliases.next(target.name), item.alias or item.name, rel=rel,
                          join=item.join or "left", spread=item.spread)
-        _fill(cache, child, item.items or [ColumnItem(Field("*"))], aliases, aggregates_enabled)
+        _fill(cache, child, item.items, aliases, aggregates_enabled)
+        # `users()` (and embeds holding only such) add nothing: PostgREST's empty embed
+        child.empty = not child.columns and all(c.empty for c in child.children)
+        if child.spread_to_many and (child.has_aggregates or _spreads_aggregates(child)):
+            raise errors.not_implemented("Aggregates are not implemented for one-to-many or many-to-many spreads.")
         node.children.append(child)
+
+
+def _spreads_aggregates(node: ReadNode) -> bool:
+    """Whether a to-one spread below `node` has aggregates (they would rise to `node`)."""
+    return any(c.spread and c.to_one and (c.has_aggregates or _spreads_aggregates(c)) for c in node.children)
 
 
 def _find_node(node: ReadNode, path: Path) -> ReadNode:
