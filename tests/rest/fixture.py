@@ -37,8 +37,8 @@ def load(database_url: str) -> None:
         conn.execute("select pg_advisory_lock(4242)")
         try:
             if conn.execute("select to_regclass('public.fx_books')").fetchone()[0] is None:
-                for sql_file in SQL_FILES:
-                    conn.execute(sql_file.read_text())
+                # one transaction: the schema cache sees all of it or none of it
+                conn.execute("\n".join(f.read_text() for f in SQL_FILES))
         finally:
             conn.execute("select pg_advisory_unlock(4242)")
 
