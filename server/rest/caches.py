@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from server.bounded_store import ENTRY_OVERHEAD, BoundedStore, key_size
 from server.rest.body import dump
 from server.rest.flight import Statement, to_statement
-from server.rest.plan import MutatePlan, Plan
+from server.rest.plan import CallPlan, MutatePlan, Plan
 from server.rest.request import ApiRequest
 from server.rest.sql import Query
 
@@ -65,7 +65,7 @@ def prepare(plan: Plan, query: Query) -> Prepared:
     """A composed query as a statement prepared once per connection, with its values encoded."""
     statement = to_statement(query.statement.as_bytes(None), prepare=True)
     slot = statement.names.index(query.params.body) if query.params.body is not None else -1
-    mode = plan.body_mode if isinstance(plan, MutatePlan) else "dump"
+    mode = plan.body_mode if isinstance(plan, (MutatePlan, CallPlan)) else "dump"
     return Prepared(plan, statement, statement.bind(query.params.values), slot, mode)
 
 

@@ -724,6 +724,7 @@ def _payload_with_shape(content_type: str, body: bytes) -> tuple[Any, Hashable |
 
 JSON_TYPES = ("application/json", "", "application/vnd.pgrst.object+json", "application/vnd.pgrst.array+json")
 READ_METHODS = ("GET", "HEAD")
+RAW_CALL_BODIES = ("text/plain", "text/xml", "application/octet-stream")  # POST /rpc: taken as they are
 _MUTATIONS = {"POST": "create", "PATCH": "update", "PUT": "upsert", "DELETE": "delete"}
 _METHODS = frozenset((*READ_METHODS, *_MUTATIONS))
 _CALL_METHODS = frozenset((*READ_METHODS, "POST"))
@@ -761,14 +762,16 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
     prefer = _preferences(headers.get("prefer"))
     query = parsed_query(query_string, action == "call" and read) if action != "schema" else QueryParams()
     rng = None
-    if action == "read" and headers.get("range-unit", "items") == "items":
+    if (action == "read" or (action == "call" and method == "GET")) and headers.get("range-unit", "items") == "items":
         rng = parse_range(headers.get("range"))
     content_type = ""
     payload: Any = None
     shape: Hashable | None = NO_BODY
     if not read:
         content_type = headers.get("content-type", "application/json").split(";")[0].strip().lower()
-    if not read and action != "delete" and (action != "call" or body.strip()):
+    if action == "call" and content_type in RAW_CALL_BODIES:
+        shape = None  # the raw body is the argument of a function's one unnamed parameter
+    elif not read and action != "delete" and (action != "call" or body.strip()):
         if len(body) <= INLINE_PARSE_BYTES:
             payload, shape = _payload_with_shape(content_type, body)
         else:

@@ -83,22 +83,23 @@ def mutate_answer(plan: MutatePlan, result: Result) -> Answer:
 
 
 def call_answer(plan: CallPlan, result: Result) -> Answer:
+    """As PostgREST's call response: Content-Range and status from the page and the count of
+    the call's rows (one row for a function not returning a set), 204 for a void function."""
     fn, media = plan.fn, plan.media
-    total, page_total, body = result.total, result.page_total, result.body
+    total, body = result.total, result.body
+    page_total = result.page_total if fn.returns_set else 1
     if plan.void:
-        return Answer(204)
+        return Answer(204, b"", {"content-range": content_range(plan.offset, page_total, total)})
     if not fn.returns_set and plan.tree is not None:
         # a function returning one composite value answers an object
-        body = body[1:-1] if page_total == 1 else "null"
+        body = body[1:-1] if result.page_total == 1 else "null"
         out = shape_body(body, media, page_total) if media.kind == "csv" else body.encode()
     elif media.kind == "csv" or (media.kind == "object" and fn.returns_set):
         out = shape_body(body, media, page_total)
     else:
         out = body.encode()
-    if fn.returns_set:
-        return Answer(range_status(plan.offset, page_total, total), out,
-                      {"content-type": media.content_type, "content-range": content_range(plan.offset, page_total, total)})
-    return Answer(200, out, {"content-type": media.content_type, "content-range": f"0-{max(page_total - 1, 0)}/*"})
+    return Answer(range_status(plan.offset, page_total, total), out,
+                  {"content-type": media.content_type, "content-range": content_range(plan.offset, page_total, total)})
 
 
 def explained(result: Result, media: MediaType) -> Answer:

@@ -134,6 +134,14 @@ class Function:
 
 
     @property
+    def callable(self) -> bool:
+        """Whether /rpc can call it: PostgREST's schema cache keeps only functions whose input
+        parameters are all named, or with one unnamed when the first is of a type a raw body
+        can be (bytea, json, jsonb, text, xml)."""
+        unnamed = sum(1 for p in self.params if not p.name)
+        return unnamed == 0 or (unnamed == 1 and self.params[0].type in ("bytea", "json", "jsonb", "text", "xml"))
+
+    @property
     def out_columns_are_table(self) -> bool:
         return len(self.out_columns) > 1 or (self.returns_set and len(self.out_columns) >= 1 and self.return_type == "record")
 

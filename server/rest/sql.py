@@ -15,9 +15,10 @@ from typing import Any
 from psycopg import sql
 
 from server.rest.plan import CallPlan, MutatePlan, Plan, ReadPlan
+from server.rest.plan.call import CallArgs
 from server.rest.plan.read import ReadNode
 from server.rest.request import ColumnItem, Field, Filter, Logic, MediaType, OrderTerm
-from server.rest.schema_cache import Function, Table
+from server.rest.schema_cache import Function, Param, Table
 
 SQL = sql.SQL
 Id = sql.Identifier
@@ -108,22 +109,27 @@ def mutate_statement(plan: MutatePlan, params: Params) -> sql.Composable:
 
 
 def call_statement(plan: CallPlan, params: Params) -> sql.Composable:
-    fn = plan.fn
-    alias = fn.name
-    source, ctes = call_source(fn, alias, plan.arg_names, plan.args_text, plan.single_json, params, plan.read)
-    if plan.void:
-        return wrap(SQL("SELECT NULL AS pgrst_scalar FROM {}").format(source), "scalar", None, ctes)
-    if plan.tree is None:
-        column = fn.out_columns[0].name if len(fn.out_columns) == 1 else alias
-        inner: sql.Composable = SQL("SELECT {}.{} AS pgrst_scalar FROM {}").format(Id(alias), Id(column), source)
-        if fn.returns_set and (plan.limit is not None or plan.offset):
+    """The call as the CTE `_pgrst_call` (PostgREST's pgrst_source), read like a table: its
+    rows (or its scalar) filtered, embedded and paged, and counted without the page."""
+    alias = Id(plan.fn.name)
+    source = SQL("_pgrst_call AS {}").format(alias)
+    # a void call is materialized: nothing reads its value, yet it must run
+    cte = SQL("_pgrst_call AS {}({})").format(SQL("MATERIALIZED ") if plan.void else SQL(""),
+                                              call_source(plan.fn, plan.args, plan.returns_rows, params))
+    inner: sql.Composable
+    if plan.tree is None or plan.void:
+        value = SQL("NULL") if plan.void else SQL("{}.pgrst_scalar").format(alias)
+        inner = SQL("SELECT {} AS pgrst_scalar FROM {}").format(value, source)
+        if plan.limit is not None or plan.offset:
             inner += SQL(" LIMIT {} OFFSET {}").format(params.add(plan.limit), params.add(plan.offset))
-        body = "scalar_set" if fn.returns_set else "scalar"
+        body = "scalar_set" if plan.fn.returns_set else "scalar"
+        count_query: sql.Composable = SQL("SELECT 1 FROM _pgrst_call")
     else:
         inner = root_query(plan.tree, source, params, plan.limit, plan.offset)
+        if plan.count:
+            count_query = root_query(plan.tree, source, params, None, None, for_count=True)
         body = _array_body(plan.media)
-    total = SQL("(SELECT pg_catalog.count(*) FROM {})").format(source) if plan.count else None
-    return wrap(inner, body, total, ctes)
+    return wrap(inner, body, count_expr(count_query) if plan.count else None, [cte])
 
 
 _EXPLAIN_OPTIONS = ("analyze", "verbose", "settings", "buffers", "wal")
@@ -537,20 +543,45 @@ def delete_sql(table: Table, node: ReadNode, params: Params) -> sql.Composable:
 
 # -- rpc ------------------------------------------------------------------------------------
 
-def call_source(fn: Function, alias: str, arg_names: list[str], args_json: str | None, single_json: str | None,
-                params: Params, read: bool) -> tuple[sql.Composable, list[sql.Composable]]:
-    """(FROM item calling the function, CTEs). Arguments are typed by the function's signature;
-    a POST's arguments are its body (re-encoded), a GET's come from the query string."""
+# Parameter types that would cut a longer value (PostgREST's ppTypeMaxLength).
+_MAX_LENGTH_TYPES = {"character": "character varying", "character[]": "character varying[]",
+                     "bit": "bit varying", "bit[]": "bit varying[]"}
+
+
+def call_source(fn: Function, args: CallArgs, returns_rows: bool, params: Params) -> sql.Composable:
+    """The SELECT calling the function (PostgREST's callPlanToQuery): its rows, or its value
+    as `pgrst_scalar`. Arguments are typed by the function's signature: bound one by one
+    (query string, form), read from the JSON body's first object, or the one positional
+    value."""
     qfn = SQL("{}.{}").format(Id(fn.schema), Id(fn.name))
-    if single_json is not None:
-        return SQL("{}({}::{}) AS {}").format(qfn, params.add(single_json), catalog_type(fn.params[0].type), Id(alias)), []
-    if not arg_names:
-        return SQL("{}() AS {}").format(qfn, Id(alias)), []
-    by_name = {p.name: p for p in fn.params}
-    decl = SQL(", ").join(SQL("{} {}").format(Id(n), catalog_type(by_name[n].type)) for n in arg_names)
-    args = params.add(args_json) if read else params.add_body(args_json or "{}")
-    cte = SQL("_pgrst_args AS (SELECT * FROM json_to_record({}::json) AS _({}))").format(args, decl)
-    call_args = SQL(", ").join(
-        SQL("VARIADIC {} := _pgrst_args.{}" if by_name[n].mode == "v" else "{} := _pgrst_args.{}").format(Id(n), Id(n))
-        for n in arg_names)
-    return SQL("_pgrst_args, LATERAL {}({}) AS {}").format(qfn, call_args, Id(alias)), [cte]
+    body_from: sql.Composable = SQL("")
+    if args.kind == "single":
+        value = params.add_body(args.body or "") if args.from_body else params.add(args.body)
+        call_args: sql.Composable = SQL("{}::{}").format(value, catalog_type(args.params[0].type))
+    elif args.kind == "direct":
+        call_args = SQL(", ").join(
+            SQL("VARIADIC {} := {}::{}" if p.mode == "v" else "{} := {}::{}").format(
+                Id(p.name), params.add(array_literal(v) if isinstance(v, list) else v), _arg_type(p))
+            for p, v in zip(args.params, args.values, strict=True))
+    elif args.kind == "json":
+        body = args.body or ""
+        # an object is one row; of an array, only the first element is the arguments
+        to_record = "json_to_record" if body.lstrip(" \t\n\r")[:1] == "{" else "json_to_recordset"
+        decl = SQL(", ").join(SQL("{} {}").format(Id(p.name), _arg_type(p)) for p in args.params)
+        body_from = SQL(" FROM (SELECT * FROM " + to_record + "({}::json) AS _({}) LIMIT 1) AS _pgrst_body").format(
+            params.add_body(body), decl)
+        call_args = SQL(", ").join(
+            SQL("VARIADIC {} := _pgrst_body.{}" if p.mode == "v" else "{} := _pgrst_body.{}").format(Id(p.name), Id(p.name))
+            for p in args.params)
+    else:
+        call_args = SQL("")
+    call = SQL("{}({})").format(qfn, call_args)
+    if not returns_rows:
+        return SQL("SELECT {} AS pgrst_scalar{}").format(call, body_from)
+    if args.kind == "json":
+        return SQL("SELECT _pgrst_fn.*{}, LATERAL {} AS _pgrst_fn").format(body_from, call)
+    return SQL("SELECT _pgrst_fn.* FROM {} AS _pgrst_fn").format(call)
+
+
+def _arg_type(param: Param) -> sql.Composable:
+    return catalog_type(_MAX_LENGTH_TYPES.get(param.type, param.type))

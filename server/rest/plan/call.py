@@ -1,29 +1,56 @@
-"""Call plans: POST or GET on /rpc/<fn> (PostgREST's Plan.CallPlan): which overload the
-arguments name, or a function taking the whole body as its one unnamed json argument, and
-how the result is read (a scalar, a set, or rows embedded and filtered like a table's)."""
+"""Call plans: GET, HEAD or POST on /rpc/<fn> (PostgREST's Plan.callReadPlan, findProc and
+Plan/CallPlan.hs): which overload the argument names pick, how the arguments reach it, the
+transaction it runs in, and how its result is read (a scalar, or rows embedded, filtered and
+paged like a table's).
+
+Arguments come from the query string (GET/HEAD) or the body (POST): a JSON object's keys (or
+?columns=), a form's fields, or, for a function with one unnamed parameter, the raw body
+(application/json for json/jsonb, text/plain for text, text/xml for xml,
+application/octet-stream for bytea).
+"""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from server.rest import errors
+from server.rest import errors, fuzzy
 from server.rest.body import dump
 from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
 from server.rest.plan.read import ReadNode, read_tree
-from server.rest.request import READ_METHODS, ApiRequest, MediaType
+from server.rest.request import JSON_TYPES, MAX_BIGINT, READ_METHODS, ApiRequest, MediaType
 from server.rest.schema_cache import Column, Function, Param, SchemaCache, Table
+
+# Content types whose raw body is the argument of a function's one unnamed parameter of this type.
+RAW_BODY_PARAM = {"text/plain": "text", "text/xml": "xml", "application/octet-stream": "bytea"}
+_SINGLE_OBJECT_TYPES = ("json", "jsonb")
+
+
+@dataclass(frozen=True, slots=True)
+class CallArgs:
+    """How the arguments reach the function (PostgREST's CallParams and CallArgs):
+
+    - "none": called without arguments;
+    - "direct": each given parameter bound to its own value (query string, form body);
+      `values` in the order of `params`, a list of values for a variadic one;
+    - "json": the given parameters read from the JSON `body` (an object, or the first
+      object of an array);
+    - "single": the function's one parameter takes `body` positionally (the raw body, or
+      hex text for bytea).
+    """
+
+    kind: str
+    params: tuple[Param, ...] = ()
+    values: tuple[str | list[str], ...] = ()
+    body: str | None = None
+    from_body: bool = False  # `body` is the request's body (bound in the cached statement's body slot)
 
 
 @dataclass(frozen=True, slots=True)
 class CallPlan:
     fn: Function
-    arg_names: list[str]  # named arguments, bound together as one JSON object
-    args_text: str | None
-    single_json: str | None  # the body as the function's one unnamed json argument
-    read: bool  # GET/HEAD: a read-only transaction
+    args: CallArgs
     tree: ReadNode | None  # rows of a composite or table result; None for a scalar
     limit: int | None
     offset: int
@@ -32,121 +59,226 @@ class CallPlan:
     applied: tuple[str, ...]
     tx: Tx
     cacheable: bool
+    body_mode: str = "raw"  # what fills the cached statement's body slot: the body as sent, or re-encoded
 
     @property
     def void(self) -> bool:
         return self.fn.return_type == "void"
 
+    @property
+    def returns_rows(self) -> bool:
+        """A composite result (a table's row type, a record of OUT/TABLE parameters)."""
+        fn = self.fn
+        return fn.returns_table is not None or fn.returns_composite or bool(fn.out_columns)
+
+
+@dataclass(frozen=True, slots=True)
+class _Given:
+    """What a request gives as arguments: their names, and where the values are."""
+
+    keys: tuple[str, ...]
+    direct: dict[str, list[str]] | None = None  # query string or form fields (every value of each)
+    json: str | None = None  # a JSON body (or the CSV body as JSON)
+    raw: bytes | None = None  # a text, xml or binary body
+    body_mode: str = "raw"
+
 
 def plan_call(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> CallPlan:
-    prefer = request.prefer
-    query = request.query
+    prefer, query = request.prefer, request.query
     read = request.method in READ_METHODS
-    schema, name = request.schema, request.target
-    body_text = request.body.decode("utf-8", "replace") or "{}"
-    single_json: str | None = None
-    args: dict[str, Any]
-    if read:
-        args = {k: (v[0] if len(v) == 1 else v) for k, v in query.rpc_args.items()}
-    else:
-        payload = {} if request.payload is None else request.payload
-        if (isinstance(payload, list) and query.columns is None) or not isinstance(payload, dict):
-            args, single_json = {}, body_text
-        else:
-            args = payload
-            if prefer.params == "single-object":
-                single_json = body_text
-    if single_json is not None and prefer.params != "single-object":
-        fn = find_function(cache, schema, name, [], single_json=True)
-    else:
-        fn, body_argument = _overload(cache, schema, name, list(args) if single_json is None else [], read)
-        only = fn.params[0] if len(fn.params) == 1 else None
-        unnamed_json = only is not None and only.name == "" and only.type in ("json", "jsonb")
-        if body_argument or (single_json is None and not read and unnamed_json):
-            single_json = body_text  # the one unnamed argument takes the whole body
-    if read and fn.volatility == "v":
-        raise errors.rpc_method(request.method)
-    arg_names = list(args) if single_json is None else []
+    post = not read
+    content = request.content_type if post else ""
+    single_object = post and prefer.params == "single-object" and content in JSON_TYPES
+    given = _given(request)
+    fn = find_function(cache, request.schema, request.target, list(given.keys), content, post, single_object)
+    args = _call_args(fn, given, single_object)
     applied: list[str] = []
     rollback, tx_applied = config.rollback(prefer)
     if tx_applied:
         applied.append(tx_applied)
+    if prefer.count:
+        applied.append(f"count={prefer.count}")
     tree = None
-    if not (fn.returns_table is None and not fn.returns_composite):
+    if fn.returns_table is not None or fn.returns_composite or fn.out_columns:
         table = cache.tables.get(fn.returns_table) if fn.returns_table else None
         if table is None:
             table = Table(fn.schema, fn.name, "f", {c.name: _out_column(c) for c in fn.out_columns})
         tree = read_tree(cache, table, fn.name, query.select, query, config.aggregates_enabled)
-    count = bool(prefer.count and fn.returns_set)
-    if count:
-        applied.append(f"count={prefer.count}")
+    limit, offset = _page(request)
     explain = request.media.kind == "plan"
-    tx = Tx(read_only=read, rollback=rollback or explain,
-            max_affected=prefer.max_affected if not read and prefer.handling == "strict" else None)
-    return CallPlan(fn, arg_names, dump(args) if arg_names else None,
-                    single_json if single_json is not None and fn.params else None, read, tree,
-                    config.row_limit(query.limit.get(())), query.offset.get((), 0), count, request.media,
-                    tuple(applied), tx, cacheable=single_json is None and request.body_shape is not None)
+    # GET and HEAD, and any call of a STABLE or IMMUTABLE function, run read-only: a VOLATILE
+    # function called by GET that writes fails with PostgreSQL's 25006
+    tx = Tx(read_only=read or fn.volatility != "v", rollback=rollback or explain,
+            max_affected=prefer.max_affected if post and prefer.handling == "strict" else None)
+    # a statement is kept for the next request of the same shape only when its values are all
+    # in the key (query string) or are the body itself, bound whole
+    cacheable = request.body_shape is not None and given.raw is None and (read or given.direct is None)
+    return CallPlan(fn, args, tree, config.row_limit(limit), offset, prefer.count in ("exact", "estimated"),
+                    request.media, tuple(applied), tx, cacheable, given.body_mode)
 
 
-def _overload(cache: SchemaCache, schema: str, name: str, arg_names: list[str], read: bool) -> tuple[Function, bool]:
-    """The overload the argument names pick; for a POST, else the function taking the body as
-    its one unnamed argument (then True: PostgREST tries both before answering PGRST202)."""
-    try:
-        return find_function(cache, schema, name, arg_names, single_json=not read), False
-    except errors.ApiError as first_error:
-        if read:
-            raise
-        try:
-            fn = find_function(cache, schema, name, [], single_json=True)
-        except errors.ApiError:
-            raise first_error from None
-        if not (len(fn.params) == 1 and fn.params[0].name == ""):
-            raise first_error from None
-        return fn, True
+def _given(request: ApiRequest) -> _Given:
+    """The argument names of a request and where their values are (PostgREST's payload keys
+    of an RPC: the query string's on GET, the body's on POST)."""
+    if request.method in READ_METHODS:
+        args = request.query.rpc_args
+        return _Given(tuple(args), direct=args)
+    content = request.content_type
+    if content in RAW_BODY_PARAM:
+        return _Given((), raw=request.body)
+    payload = request.payload
+    if content == "application/x-www-form-urlencoded":
+        fields = payload if isinstance(payload, dict) else {}
+        return _Given(tuple(fields), direct={k: [v] for k, v in fields.items()})
+    if content == "text/csv":
+        rows = payload if isinstance(payload, list) else []
+        return _Given(tuple(rows[0]) if rows else (), json=dump(rows), body_mode="dump")
+    text = request.body.decode("utf-8", "replace")
+    columns = request.query.columns
+    if columns is not None:  # ?columns= names the arguments; the body is taken as it is
+        return _Given(tuple(columns), json=text)
+    if isinstance(payload, dict):
+        return _Given(tuple(payload), json=text)
+    if isinstance(payload, list):
+        if not payload:
+            return _Given((), json=text)
+        first = payload[0]
+        if not isinstance(first, dict) or any(not isinstance(r, dict) or r.keys() != first.keys() for r in payload):
+            raise errors.invalid_body("All object keys must match")
+        return _Given(tuple(first), json=text)
+    if payload is None:  # no body: no arguments
+        return _Given((), json=text)
+    return _Given((), json="[]")  # a JSON scalar counts as an empty array, as in PostgREST
+
+
+def _call_args(fn: Function, given: _Given, single_object: bool) -> CallArgs:
+    params = fn.params
+    if len(params) == 1 and (params[0].name == "" or single_object):
+        return CallArgs("single", (params[0],), body=_positional(params[0], given), from_body=given.json is not None)
+    names = set(given.keys)
+    chosen = tuple(p for p in params if p.name in names)
+    if not chosen:
+        return CallArgs("none")
+    if given.direct is not None:
+        values = tuple(given.direct[p.name] if p.mode == "v" else given.direct[p.name][-1] for p in chosen)
+        return CallArgs("direct", chosen, values)
+    return CallArgs("json", chosen, body=given.json, from_body=True)
+
+
+def _positional(param: Param, given: _Given) -> str:
+    """The value of a function's one unnamed parameter: the body as sent (bytea as hex text)."""
+    if given.raw is not None:
+        if param.type == "bytea":
+            return "\\x" + given.raw.hex()
+        text = given.raw.decode("utf-8", "replace")
+        if "\x00" in text:
+            raise errors.ApiError(400, "22021", 'invalid byte sequence for encoding "UTF8": 0x00')
+        return text
+    if given.direct is not None:  # GET: the arguments as one JSON object
+        return dump({k: v[-1] for k, v in given.direct.items()})
+    return given.json or ""
+
+
+def _page(request: ApiRequest) -> tuple[int | None, int]:
+    """limit and offset of the top level, narrowed by a GET's Range header."""
+    query = request.query
+    offset = query.offset.get((), 0)
+    limit = query.limit.get(())
+    if request.range is not None:
+        range_offset, range_limit = request.range
+        offset = max(offset, range_offset) if () not in query.offset else min(offset + range_offset, MAX_BIGINT)
+        if range_limit is not None:
+            limit = range_limit if limit is None else min(limit, range_limit)
+    return limit, offset
 
 
 def _out_column(p: Param) -> Column:
     return Column(p.name, p.type, p.type, True, None, 0)
 
 
-def find_function(cache: SchemaCache, schema: str, name: str, arg_names: list[str], single_json: bool) -> Function:
-    """Overload resolution by argument names, as PostgREST; PGRST202/203 otherwise."""
-    overloads = cache.functions.get((schema, name), [])
+# -- overload resolution ------------------------------------------------------------------
+
+def find_function(cache: SchemaCache, schema: str, name: str, arg_names: list[str], content: str, post: bool,
+                  single_object: bool = False) -> Function:
+    """The overload the argument names pick, as PostgREST's findProc: the overloads whose
+    parameters the names fit, else (POST) the one whose single unnamed parameter takes the
+    raw body; PGRST203 when several fit, PGRST202 when none does."""
+    overloads = callable_overloads(cache, schema, name)
     given = set(arg_names)
-    matches = []
+    matched: list[Function] = []
+    fallback: list[Function] = []
     for fn in overloads:
-        names = {p.name for p in fn.params}
-        required = {p.name for p in fn.params if not p.has_default and p.mode != "v"}
-        if given <= names and required <= given:
-            matches.append(fn)
-    if not matches and single_json:
-        matches = [fn for fn in overloads if len(fn.params) == 1 and fn.params[0].name == ""
-                   and fn.params[0].type in ("json", "jsonb")]
-    if len(matches) > 1:
-        # prefer the overload with exactly the given arguments
-        exact = [fn for fn in matches if {p.name for p in fn.params} == given]
-        if len(exact) == 1:
-            return exact[0]
+        if _fits(fn, given, content, post, single_object):
+            matched.append(fn)
+        elif _takes_raw_body(fn, content, post):
+            fallback.append(fn)
+    candidates = matched or fallback
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
         raise errors.ambiguous_function(
-            [f"{fn.schema}.{fn.name}(" + ", ".join(f"{p.name} => {p.type}" for p in fn.params) + ")" for fn in matches])
-    if not matches:
-        keys = sorted(arg_names)
-        prms = ", ".join(keys)
-        with_params = (" with parameter" + ("s " if len(keys) > 1 else " ") + prms) if keys else " without parameters"
-        message = f"Could not find the function {schema}.{name}" + (f"({prms})" if keys else " without parameters") + " in the schema cache"
-        or_json = " or with a single unnamed json/jsonb parameter" if single_json else ""
-        details = f"Searched for the function {schema}.{name}{with_params}{or_json}, but no matches were found in the schema cache."
-        raise errors.function_not_found(message, details, _rpc_hint(cache, schema, name, keys, overloads))
-    return matches[0]
+            [f"{fn.schema}.{fn.name}(" + ", ".join(f"{p.name} => {p.type}" for p in fn.params) + ")" for fn in candidates])
+    raise _not_found(cache, schema, name, sorted(given), content, post, overloads)
 
 
-def _rpc_hint(cache: SchemaCache, schema: str, name: str, keys: list[str], overloads: list[Function]) -> str | None:
+def callable_overloads(cache: SchemaCache, schema: str, name: str) -> list[Function]:
+    """The overloads /rpc can call, in PostgREST's order: fewest parameters first."""
+    return sorted((fn for fn in cache.functions.get((schema, name), []) if fn.callable), key=_overload_order)
+
+
+def _overload_order(fn: Function) -> tuple[Any, ...]:
+    # PostgREST's Ord Routine: the parameter count, then the description, then the parameters
+    return (len(fn.params), fn.description is not None, fn.description or "",
+            [(p.name, p.type, not p.has_default, p.mode == "v") for p in fn.params], fn.return_type)
+
+
+def _fits(fn: Function, given: set[str], content: str, post: bool, single_object: bool) -> bool:
+    params = fn.params
+    if single_object:
+        return len(params) == 1 and params[0].type in _SINGLE_OBJECT_TYPES
+    if not params:
+        return not given and not (post and content in RAW_BODY_PARAM)
+    required = {p.name for p in params if not p.has_default}
+    optional = {p.name for p in params if p.has_default}
+    return given - optional == required
+
+
+def _takes_raw_body(fn: Function, content: str, post: bool) -> bool:
+    """A POST whose body, as it is, is the argument of the function's one unnamed parameter."""
+    if not post or len(fn.params) != 1 or fn.params[0].name:
+        return False
+    kind = fn.params[0].type
+    if content in JSON_TYPES:
+        return kind in ("json", "jsonb")
+    return RAW_BODY_PARAM.get(content) == kind
+
+
+def _not_found(cache: SchemaCache, schema: str, name: str, keys: list[str], content: str, post: bool,
+               overloads: list[Function]) -> errors.ApiError:
+    """PGRST202 in PostgREST's words (Error.hs NoRpc)."""
+    func = f"{schema}.{name}"
+    listed = ", ".join(keys)
+    only_raw = post and content in RAW_BODY_PARAM  # a raw body has no argument names to list
+    with_params = (" with parameter" + ("s " if len(keys) > 1 else " ") + listed) if keys else " without parameters"
+    message = f"Could not find the function {func}" + ("" if only_raw else (f"({listed})" if keys else " without parameters"))
+    if only_raw:
+        searched = f" with a single unnamed {RAW_BODY_PARAM[content]} parameter"
+    elif post and content in JSON_TYPES:
+        searched = with_params + " or with a single unnamed json/jsonb parameter"
+    else:
+        searched = with_params
+    details = f"Searched for the function {func}{searched}, but no matches were found in the schema cache."
+    hint = None if only_raw else _hint(cache, schema, name, keys, overloads)
+    return errors.function_not_found(message + " in the schema cache", details, hint)
+
+
+def _hint(cache: SchemaCache, schema: str, name: str, keys: list[str], overloads: list[Function]) -> str | None:
+    """PostgREST's noRpcHint: a function of a close name, or the overload of the closest
+    parameter names when the name exists."""
     if not overloads:
-        names = [n for (s, n) in cache.functions if s == schema]
-        close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
-        return f"Perhaps you meant to call the function {schema}.{close[0]}" if close else None
+        names = [n for (s, n), fns in cache.functions.items() if s == schema and any(f.callable for f in fns)]
+        close = fuzzy.closest(name, names, 0.75)
+        return f"Perhaps you meant to call the function {schema}.{close}" if close else None
     signatures = ["(" + ", ".join(sorted(p.name for p in fn.params)) + ")" for fn in overloads]
-    wanted = "(" + ", ".join(keys) + ")"
-    close = difflib.get_close_matches(wanted, signatures, n=1, cutoff=0.33) or signatures[:1]
-    return f"Perhaps you meant to call the function {schema}.{name}{close[0]}" if close else None
+    close = fuzzy.closest("(" + ", ".join(keys) + ")", signatures)
+    return f"Perhaps you meant to call the function {schema}.{name}{close}" if close else None
