@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from server.bounded_store import ENTRY_OVERHEAD, BoundedStore, key_size
 from server.rest.body import dump
-from server.rest.flight import Statement, to_statement
+from server.rest.flight import Statement, Step, to_statement
 from server.rest.plan import CallPlan, MutatePlan, Plan
 from server.rest.request import ApiRequest
 from server.rest.sql import Query
@@ -51,6 +51,7 @@ class Prepared:
     values: list[bytes | None]
     body_slot: int  # index of the body's JSON in `values`; -1: the body is not bound
     body_mode: str | None  # "raw": the body as sent; "dump": the parsed body re-encoded
+    estimate: Step | None = None  # EXPLAIN of the count query (Prefer: count=planned|estimated)
 
     def bind(self, request: ApiRequest) -> list[bytes | None]:
         """The values for this request: the body's JSON in its slot."""
@@ -66,7 +67,11 @@ def prepare(plan: Plan, query: Query) -> Prepared:
     statement = to_statement(query.statement.as_bytes(None), prepare=True)
     slot = statement.names.index(query.params.body) if query.params.body is not None else -1
     mode = plan.body_mode if isinstance(plan, (MutatePlan, CallPlan)) else "dump"
-    return Prepared(plan, statement, statement.bind(query.params.values), slot, mode)
+    estimate = None
+    if query.estimate is not None:
+        explain = to_statement(query.estimate.statement.as_bytes(None))
+        estimate = (explain, explain.bind(query.estimate.params.values))
+    return Prepared(plan, statement, statement.bind(query.params.values), slot, mode, estimate)
 
 
 class StatementCache:

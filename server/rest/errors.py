@@ -106,6 +106,11 @@ def unsupported_method(method: str) -> ApiError:
     return ApiError(405, "PGRST117", f"Unsupported HTTP method: {method}")
 
 
+def limit_no_order() -> ApiError:
+    return ApiError(400, "PGRST109", "A 'limit' was applied without an explicit 'order'", None,
+                    "Apply an 'order' using unique column(s)")
+
+
 def put_with_limit() -> ApiError:
     return ApiError(400, "PGRST114", "limit/offset querystring parameters are not allowed for PUT")
 

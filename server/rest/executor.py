@@ -50,6 +50,7 @@ class Result:
     page_total, body, then the response.headers and response.status settings."""
 
     rows: list[tuple[str | None, ...]]
+    estimate: list[tuple[str | None, ...]] | None = None  # the count query's EXPLAIN, when asked
 
     @property
     def total(self) -> int | None:
@@ -88,17 +89,20 @@ class Executor:
         self.search_paths = search_paths  # schema -> its search_path
 
     async def run(self, ctx: RequestContext, schema: str, statement: flight.Statement, values: Values,
-                  tx: Tx) -> Result:
-        """The statement's result, committed or rolled back as `tx` says; errors as PostgREST's."""
+                  tx: Tx, estimate: flight.Step | None = None) -> Result:
+        """The statement's result, committed or rolled back as `tx` says; errors as PostgREST's.
+        An `estimate` step (EXPLAIN of a count query) runs after it in the same transaction."""
         context = CONTEXT.bind([*ctx.params(), self.search_paths[schema]])
         steps: list[flight.Step] = [(BEGIN_READ if tx.read_only else BEGIN_WRITE, ()), (CONTEXT, context),
                                     (statement, values)]
+        if estimate is not None:
+            steps.append(estimate)
         if not tx.decided_by_result:
             steps.append((COMMIT, ()))
         try:
             lease = await self.pool.acquire()
             try:
-                return await self._flight(lease, steps, tx)
+                return await self._flight(lease, steps, tx, estimate is not None)
             finally:
                 await self.pool.release(lease)
         except psycopg.errors.Error as exc:
@@ -110,11 +114,11 @@ class Executor:
         except PoolTimeout:
             raise errors.pool_timeout() from None
 
-    async def _flight(self, lease: Watched, steps: list[flight.Step], tx: Tx) -> Result:
+    async def _flight(self, lease: Watched, steps: list[flight.Step], tx: Tx, estimated: bool) -> Result:
         conn = lease.conn
         try:
             results = await flight.run(conn, steps, lease)
-            result = Result(flight.rows(results[2]))
+            result = Result(flight.rows(results[2]), flight.rows(results[3]) if estimated else None)
             if tx.decided_by_result:
                 try:
                     commit = verdict(tx, result)

@@ -125,26 +125,39 @@ class Prefer:
 
 @dataclass
 class MediaType:
-    kind: str  # json | object | csv | plan | text | octet
+    kind: str  # json | object | csv | geojson | plan | text | octet
     nulls_stripped: bool = False
-    plan_format: str = "json"  # json | text
-    plan_options: tuple[str, ...] = ()
+    plan_format: str = "text"  # json | text
+    plan_options: tuple[str, ...] = ()  # known options only, in PostgREST's order
+    plan_for: str | None = None  # the media type explained (`for="text/csv"`), as its mime
 
     @property
     def content_type(self) -> str:
+        """The Content-Type of an answer in this media type, spelled as PostgREST's toMime."""
         if self.kind == "object":
-            return "application/vnd.pgrst.object+json; charset=utf-8" + ("; nulls=stripped" if self.nulls_stripped else "")
+            return "application/vnd.pgrst.object+json" + (";nulls=stripped" if self.nulls_stripped else "") + "; charset=utf-8"
         if self.kind == "csv":
             return "text/csv; charset=utf-8"
+        if self.kind == "geojson":
+            return "application/geo+json; charset=utf-8"
         if self.kind == "plan":
-            return f"application/vnd.pgrst.plan+{self.plan_format}; charset=utf-8"
+            plan_for = f'; for="{self.plan_for}"' if self.plan_for else ""
+            options = "; options=" + "|".join(self.plan_options) if self.plan_options else ""
+            return f"application/vnd.pgrst.plan+{self.plan_format}{plan_for}{options}; charset=utf-8"
         if self.kind == "text":
             return "text/plain; charset=utf-8"
         if self.kind == "octet":
             return "application/octet-stream"
         if self.nulls_stripped:
-            return "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8"
+            return "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
         return "application/json; charset=utf-8"
+
+    @property
+    def output(self) -> MediaType:
+        """What the statement builds: the media type itself, or the one an EXPLAIN is for."""
+        if self.kind != "plan" or self.plan_for is None:
+            return self
+        return _plan_target(self.plan_for)
 
 
 @dataclass
@@ -629,11 +642,42 @@ def parse_accept(header: str | None, plan_enabled: bool) -> MediaType:
             return MediaType("text")
         if mime == "application/octet-stream":
             return MediaType("octet")
-        if plan_enabled and mime.startswith("application/vnd.pgrst.plan"):
-            fmt = "text" if mime.endswith("+text") else "json"
-            opts = tuple(o for o in params.get("options", "").split("|") if o)
-            return MediaType("plan", plan_format=fmt, plan_options=opts)
+        if mime == "application/geo+json":
+            return MediaType("geojson")
+        if plan_enabled and mime in _PLAN_FORMATS:
+            requested = params.get("options", "").split("|")
+            opts = tuple(o for o in PLAN_OPTIONS if o in requested)
+            return MediaType("plan", plan_format=_PLAN_FORMATS[mime], plan_options=opts,
+                             plan_for=_plan_for(params.get("for")))
     raise errors.media_type_error([o[2] for o in sorted(offered, key=lambda o: o[1])])
+
+
+# application/vnd.pgrst.plan is the text plan, as in PostgREST's MediaType.decodeMediaType
+_PLAN_FORMATS = {"application/vnd.pgrst.plan": "text", "application/vnd.pgrst.plan+text": "text",
+                 "application/vnd.pgrst.plan+json": "json"}
+PLAN_OPTIONS = ("analyze", "verbose", "settings", "buffers", "wal")
+# media types an EXPLAIN may be `for`, by their mime as the answer names them
+_PLAN_TARGETS = {"application/json": MediaType("json"), "text/csv": MediaType("csv"),
+                 "application/geo+json": MediaType("geojson"),
+                 "application/vnd.pgrst.object+json": MediaType("object"),
+                 "application/vnd.pgrst.object+json;nulls=stripped": MediaType("object", nulls_stripped=True),
+                 "application/vnd.pgrst.array+json;nulls=stripped": MediaType("json", nulls_stripped=True)}
+_PLAN_ALIASES = {"application/vnd.pgrst.object": "application/vnd.pgrst.object+json",
+                 "application/vnd.pgrst.array+json": "application/json", "application/vnd.pgrst.array": "application/json"}
+
+
+def _plan_for(value: str | None) -> str | None:
+    """The `for` of a plan media type, normalized (`application/vnd.pgrst.object` names the
+    object+json one); None when absent or not a media type a relation produces."""
+    if not value:
+        return None
+    mime = "".join(value.lower().split())
+    mime = _PLAN_ALIASES.get(mime, mime)
+    return mime if mime in _PLAN_TARGETS else None
+
+
+def _plan_target(mime: str) -> MediaType:
+    return _PLAN_TARGETS[mime]
 
 
 def parse_range(header: str | None) -> tuple[int, int | None] | None:

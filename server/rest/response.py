@@ -8,6 +8,7 @@ import csv
 import io
 import json
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 
@@ -61,25 +62,75 @@ def preflight_answer(request_headers: str | None) -> Answer:
 
 
 def read_answer(plan: ReadPlan, result: Result) -> Answer:
-    total, page_total = result.total, result.page_total
-    return Answer(range_status(plan.offset, page_total, total), shape_body(result.body, plan.media, page_total),
+    page_total = result.page_total
+    total = read_total(plan, result)
+    return Answer(range_status(plan.offset, page_total, total), rows_body(result.body, plan.media, page_total),
                   {"content-type": plan.media.content_type,
                    "content-range": content_range(plan.offset, page_total, total)})
 
 
+def read_total(plan: ReadPlan, result: Result) -> int | None:
+    """The total of Prefer: count (PostgREST's resultSetWTotal): exact counts every row;
+    planned is the planner's estimate; estimated is the exact count up to db-max-rows, and
+    beyond it (or with no max-rows at all) the larger of that count and the estimate."""
+    if plan.count == "planned":
+        return planned_rows(result)
+    if plan.count == "estimated" and (plan.max_rows is None or (result.total or 0) > plan.max_rows):
+        planned = planned_rows(result)
+        return max(result.total or 0, planned) if planned is not None else result.total
+    return result.total
+
+
+def planned_rows(result: Result) -> int | None:
+    """"Plan Rows" of the top node of EXPLAIN (FORMAT JSON) of the count query."""
+    if not result.estimate:
+        return None
+    explained = orjson.loads(result.estimate[0][0] or "[]")
+    rows = explained[0]["Plan"]["Plan Rows"] if explained else None
+    return int(rows) if isinstance(rows, (int, float)) else None
+
+
 def mutate_answer(plan: MutatePlan, result: Result) -> Answer:
+    """As PostgREST's Response.hs: a create answers 201, or 200 when a merge-duplicates upsert
+    inserted nothing; PUT 201 or 200 likewise with its representation, else 204; updates
+    and deletes 200 with a representation, else 204. Content-Range: `*/total` for creates and
+    deletes, the changed range for updates, none for PUT."""
     total, page_total = result.total, result.page_total
+    inserted = inserted_rows(result) if plan.counts_inserted else None
+    headers: dict[str, str] = {}
+    if plan.mutation == "update":
+        headers["content-range"] = content_range(0, page_total, total)
+    elif plan.mutation != "upsert":
+        headers["content-range"] = f"*/{'*' if total is None else total}"
     if plan.mutation == "create":
-        headers = {"content-range": f"*/{'*' if total is None else total}"}
+        status = 200 if plan.counts_inserted and (inserted or 0) <= 0 else 201
+    elif plan.returning:
+        status = 201 if plan.mutation == "upsert" and (inserted or 0) > 0 else 200
     else:
-        headers = {"content-range": content_range(0, page_total, total)}
+        status = 204
     if plan.returning:
         headers["content-type"] = plan.media.content_type
-        return Answer(plan.status, shape_body(result.body, plan.media, page_total), headers)
+        return Answer(status, rows_body(result.body, plan.media, page_total), headers)
     if plan.location and page_total == 1:
-        first = orjson.loads(result.body)[0]
-        headers["location"] = f"/{plan.table.name}?" + "&".join(f"{k}=eq.{first.get(k)}" for k in plan.table.pk)
-    return Answer(plan.status, b"", headers)
+        headers["location"] = location(plan.table.name, plan.table.pk, orjson.loads(result.body)[0])
+    return Answer(status, b"", headers)
+
+
+def location(table: str, pk: list[str], row: dict[str, Any]) -> str:
+    """PostgREST's Location of a created row: its key as filters (`is.null` for a NULL), each
+    part URL-encoded as http-types' renderSimpleQuery does."""
+    def value(v: Any) -> str:
+        if v is None:
+            return "is.null"
+        return "eq." + (v if isinstance(v, str) else orjson.dumps(v).decode())
+    return f"/{table}?" + "&".join(quote(k, safe="") + "=" + quote(value(row.get(k)), safe="") for k in pk)
+
+
+def inserted_rows(result: Result) -> int | None:
+    """The rows an upsert inserted (pgrst.inserted), the column after the response settings."""
+    row = result.rows[0] if result.rows else ()
+    value = row[5] if len(row) > 5 else None
+    return None if value is None else int(value)
 
 
 def call_answer(plan: CallPlan, result: Result) -> Answer:
@@ -174,6 +225,13 @@ def guc_overrides(headers_guc: str | None, status_guc: str | None) -> tuple[int 
         except ValueError:
             raise errors.guc_headers_error() from None
     return status, extra
+
+
+def rows_body(body: str, media: MediaType, page_total: int) -> bytes:
+    """The body of a relation's rows: CSV and GeoJSON come built by PostgreSQL."""
+    if media.kind in ("csv", "geojson"):
+        return body.encode()
+    return shape_body(body, media, page_total)
 
 
 def shape_body(body: str, media: MediaType, page_total: int) -> bytes:

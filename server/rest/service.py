@@ -90,7 +90,7 @@ class RestService:
         prepared = self.prepared(statement_key(caller.role, method, path, query, headers), api_request)
         context = RequestContext.of(caller, method, "/" + path.lstrip("/"), headers)
         result = await self.executor.run(context, api_request.schema, prepared.statement,
-                                         prepared.bind(api_request), prepared.plan.tx)
+                                         prepared.bind(api_request), prepared.plan.tx, prepared.estimate)
         return response.answer(prepared.plan, result)
 
     def prepared(self, key: Hashable, api_request: ApiRequest) -> Prepared:
@@ -122,8 +122,9 @@ class RestService:
 
 
 def search_path(schema: str, extra: tuple[str, ...]) -> str:
-    """The request's search_path: its schema, then PostgREST's db-extra-search-path."""
-    return ", ".join('"' + name.replace('"', '""') + '"' for name in dict.fromkeys((schema, *extra)))
+    """The request's search_path: its schema, then PostgREST's db-extra-search-path, each
+    as given (PostgREST's escapeIdentList: `"public", "public", "extensions"`)."""
+    return ", ".join('"' + name.replace('"', '""') + '"' for name in (schema, *extra))
 
 
 def build(ctx: AppContext) -> RestService:

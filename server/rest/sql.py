@@ -57,27 +57,46 @@ class Params:
 class Query:
     statement: sql.Composable
     params: Params
+    estimate: Query | None = None  # EXPLAIN of the count query, run after the statement (count=planned|estimated)
 
 
 def compose(plan: Plan) -> Query:
     params = Params()
+    estimate = None
     if isinstance(plan, ReadPlan):
         statement = read_statement(plan, params)
+        if plan.count in ("planned", "estimated") and plan.media.kind != "plan":
+            estimate = count_estimate(plan)
     elif isinstance(plan, MutatePlan):
         statement = mutate_statement(plan, params)
     else:
         statement = call_statement(plan, params)
     if plan.media.kind == "plan":
         statement = explain(statement, plan.media)
-    return Query(statement, params)
+    return Query(statement, params, estimate)
 
 
 def read_statement(plan: ReadPlan, params: Params) -> sql.Composable:
     node = plan.tree
     source = table_source(node.table, node.alias)
     inner = root_query(node, source, params, plan.limit, plan.offset)
-    total = count_expr(root_query(node, source, params, None, None, for_count=True)) if plan.count else None
-    return wrap(inner, _array_body(plan.media), total)
+    total = None
+    if plan.count in ("exact", "estimated"):
+        # PostgREST's count query; an estimated one counts no further than max-rows + 1
+        counted = root_query(node, source, params, None, None, for_count=True)
+        if plan.count == "estimated" and plan.max_rows is not None:
+            counted += SQL(" LIMIT {}").format(params.add(plan.max_rows + 1))
+        total = count_expr(counted)
+    return wrap(inner, _output_body(plan.media), total)
+
+
+def count_estimate(plan: ReadPlan) -> Query:
+    """The planner's estimate of the rows a read counts (PostgREST's preparePlanRows): EXPLAIN
+    of the count query, whose top node's "Plan Rows" is the total."""
+    params = Params()
+    node = plan.tree
+    counted = root_query(node, table_source(node.table, node.alias), params, None, None, for_count=True)
+    return Query(SQL("EXPLAIN (FORMAT JSON) {}").format(counted), params)
 
 
 def mutate_statement(plan: MutatePlan, params: Params) -> sql.Composable:
@@ -86,7 +105,7 @@ def mutate_statement(plan: MutatePlan, params: Params) -> sql.Composable:
     if plan.mutation in ("create", "upsert"):
         assert plan.body_text is not None
         change = insert_sql(table, node.alias, plan.columns, plan.body_text, params, plan.missing_default,
-                            plan.on_conflict, plan.resolution)
+                            plan.on_conflict, plan.resolution, plan.counts_inserted)
     elif plan.mutation == "update" and plan.columns:
         assert plan.body_text is not None
         change = update_sql(table, node, plan.columns, plan.body_text, params)
@@ -102,10 +121,15 @@ def mutate_statement(plan: MutatePlan, params: Params) -> sql.Composable:
         returned = ReadNode(node.table, node.alias, node.key, node.columns, node.children, order=node.order,
                             star=node.star)
         inner = root_query(returned, changed, params, None, None)
+    elif plan.location:
+        inner = SQL("SELECT {c}.* FROM {c}").format(c=changed)  # the key the Location header names
     else:
         inner = SQL("SELECT 1 FROM {}").format(changed)
-    total = SQL("(SELECT pg_catalog.count(*) FROM {})").format(changed) if plan.count else None
-    return wrap(inner, _array_body(plan.media), total, [cte])
+    # PostgREST counts a write's rows for count=exact|estimated, never for planned
+    counted = plan.count in ("exact", "estimated")
+    total = SQL("(SELECT pg_catalog.count(*) FROM {})").format(changed) if counted else None
+    body = _output_body(plan.media) if plan.returning else "array"
+    return wrap(inner, body, total, [cte], inserted=plan.counts_inserted)
 
 
 def call_statement(plan: CallPlan, params: Params) -> sql.Composable:
@@ -144,6 +168,13 @@ def explain(statement: sql.Composable, media: MediaType) -> sql.Composable:
 
 def _array_body(media: MediaType) -> str:
     return "stripped" if media.nulls_stripped else "array"
+
+
+def _output_body(media: MediaType) -> str:
+    """The body a relation's rows are built into: CSV and GeoJSON in SQL as PostgREST does,
+    else the JSON array (a single object is cut from it by the response stage)."""
+    kind = media.output.kind
+    return kind if kind in ("csv", "geojson") else _array_body(media.output)
 
 
 def _qualified(table: Table) -> sql.Composable:
@@ -465,12 +496,29 @@ def table_source(table: Table, alias: str) -> sql.Composable:
     return SQL("{} AS {}").format(_qualified(table), Id(alias))
 
 
-def wrap(inner: sql.Composable, body: str, total: sql.Composable | None, ctes: list[sql.Composable] | None = None) -> sql.Composable:
-    """The statement every request runs: body JSON, row count, total, and the response GUCs.
+# PostgREST's asCsvF: the first row's keys, then each row in PostgreSQL's text form of a
+# record without its parentheses (quoting, NULL as nothing, t/f, {1,2}, jsonb spacing)
+_CSV_BODY = SQL("(SELECT coalesce(string_agg(_pgrst_k, ','), '') FROM json_object_keys(json_agg(_pgrst_t) -> 0) AS _pgrst_k)"
+                " || E'\\n' || coalesce(string_agg(substring(_pgrst_t::text, 2, length(_pgrst_t::text) - 2), E'\\n'), '')")
+# PostgREST's asGeoJsonF (PostGIS's ST_AsGeoJSON of a whole row: a Feature)
+_GEOJSON_BODY = SQL("json_build_object('type', 'FeatureCollection', 'features',"
+                    " coalesce(json_agg(ST_AsGeoJSON(_pgrst_t)::json), '[]'))::text")
+# rows an upsert inserted (PostgREST's pgrst.inserted, counted by insert_sql)
+_INSERTED = SQL(", nullif(current_setting('pgrst.inserted', true), '')::int AS inserted")
 
-    body: "array" | "stripped" | "single" (first element or null) | "scalar_set".
+
+def wrap(inner: sql.Composable, body: str, total: sql.Composable | None, ctes: list[sql.Composable] | None = None,
+         inserted: bool = False) -> sql.Composable:
+    """The statement every request runs: body, row count, total, and the response GUCs (then,
+    when `inserted`, the rows an upsert inserted).
+
+    body: "array" | "stripped" | "scalar" | "scalar_set" | "csv" | "geojson".
     """
-    if body == "stripped":
+    if body == "csv":
+        body_sql = _CSV_BODY
+    elif body == "geojson":
+        body_sql = _GEOJSON_BODY
+    elif body == "stripped":
         body_sql = SQL("coalesce(json_strip_nulls(json_agg(_pgrst_t)), '[]')::text")
     elif body == "scalar":
         body_sql = SQL("coalesce((json_agg(_pgrst_t.pgrst_scalar) -> 0)::text, 'null')")
@@ -481,9 +529,10 @@ def wrap(inner: sql.Composable, body: str, total: sql.Composable | None, ctes: l
     with_sql = SQL("WITH ") + SQL(", ").join(ctes) + SQL(" ") if ctes else SQL("")
     return SQL("{with_}SELECT {total} AS total, pg_catalog.count(_pgrst_t) AS page_total, {body} AS body,"
                " nullif(current_setting('response.headers', true), '') AS headers,"
-               " nullif(current_setting('response.status', true), '') AS status"
+               " nullif(current_setting('response.status', true), '') AS status{inserted}"
                " FROM ({inner}) AS _pgrst_t").format(
-        with_=with_sql, total=total if total is not None else SQL("NULL::bigint"), body=body_sql, inner=inner)
+        with_=with_sql, total=total if total is not None else SQL("NULL::bigint"), body=body_sql, inner=inner,
+        inserted=_INSERTED if inserted else SQL(""))
 
 
 def count_expr(count_query: sql.Composable) -> sql.Composable:
@@ -493,40 +542,70 @@ def count_expr(count_query: sql.Composable) -> sql.Composable:
 # -- writes ---------------------------------------------------------------------------------
 
 def insert_sql(table: Table, alias: str, columns: list[str], body: str, params: Params, missing_default: bool,
-               on_conflict: list[str] | None, resolution: str | None) -> sql.Composable:
+               on_conflict: list[str], resolution: str | None, count_inserted: bool) -> sql.Composable:
+    """INSERT of the body's rows (PostgREST's mutatePlanToQuery Insert). An upsert on
+    `on_conflict` merges or ignores duplicates; with `count_inserted` (merge-duplicates, PUT)
+    every row proposed adds one to pgrst.inserted and every row merged takes one off, so that
+    the answer tells an upsert that inserted (201) from one that only updated (200)."""
     qtable = _qualified(table)
     rows = SQL("json_array_elements(CASE WHEN json_typeof(_pgrst_b.j) = 'array' THEN _pgrst_b.j ELSE json_build_array(_pgrst_b.j) END)")
-    if not columns and body.strip() in ("{}", "[{}]"):
+    counted = SQL(" WHERE " + _COUNT_INSERTED.format(sign="+", never="0")) if count_inserted else SQL("")
+    if not columns and body.strip() in ("{}", "[{}]") and not count_inserted:
         stmt = SQL("INSERT INTO {t} AS {a} DEFAULT VALUES").format(t=qtable, a=Id(alias))
     elif not columns:
-        stmt = SQL("INSERT INTO {t} AS {a} SELECT FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j)").format(
-            t=qtable, a=Id(alias), body=params.add_body(body), rows=rows)
+        stmt = SQL("INSERT INTO {t} AS {a} SELECT FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j){w}").format(
+            t=qtable, a=Id(alias), body=params.add_body(body), rows=rows, w=counted)
     else:
         values = []
         for c in columns:
             value: sql.Composable = SQL("_pgrst_r.{}").format(Id(c))
-            default = table.columns[c].default
-            if missing_default and default is not None:
-                value = SQL("CASE WHEN _pgrst_e.j::jsonb ? {} THEN {} ELSE {} END").format(
-                    params.add(c), value, catalog_sql(default))
+            default = column_default(table, c, params) if missing_default else None
+            if default is not None:
+                value = SQL("CASE WHEN _pgrst_e.j::jsonb ? {} THEN {} ELSE {} END").format(params.add(c), value, default)
             values.append(value)
         stmt = SQL("INSERT INTO {t} AS {a} ({cols}) SELECT {vals} FROM (SELECT {body}::json AS j) AS _pgrst_b, {rows} AS _pgrst_e(j),"
-                   " LATERAL json_populate_record(NULL::{t}, _pgrst_e.j) AS _pgrst_r").format(
+                   " LATERAL json_populate_record(NULL::{t}, _pgrst_e.j) AS _pgrst_r{w}").format(
             t=qtable, a=Id(alias), cols=SQL(", ").join(Id(c) for c in columns), vals=SQL(", ").join(values),
-            body=params.add_body(body), rows=rows)
-    if resolution:
-        conflict = SQL(" ON CONFLICT ({})").format(SQL(", ").join(Id(c) for c in on_conflict or table.pk))
+            body=params.add_body(body), rows=rows, w=counted)
+    if resolution and on_conflict:
+        conflict = SQL(" ON CONFLICT ({})").format(SQL(", ").join(Id(c) for c in on_conflict))
         if resolution == "ignore-duplicates" or not columns:
             stmt += conflict + SQL(" DO NOTHING")
         else:
             stmt += conflict + SQL(" DO UPDATE SET ") + SQL(", ").join(
                 SQL("{} = EXCLUDED.{}").format(Id(c), Id(c)) for c in columns)
+            if count_inserted:
+                stmt += SQL(" WHERE " + _COUNT_INSERTED.format(sign="-", never="-1"))
     return stmt + SQL(" RETURNING {}.*").format(Id(alias))
+
+
+# PostgREST's addConfigPgrstInserted: a condition that always holds, counting as it goes
+_COUNT_INSERTED = ("set_config('pgrst.inserted', (coalesce(nullif(current_setting('pgrst.inserted', true), '')::int, 0)"
+                   " {sign} 1)::text, true) <> '{never}'")
+
+
+def column_default(table: Table, name: str, params: Params) -> sql.Composable | None:
+    """What Prefer: missing=default puts in a column the row leaves out, as PostgREST's
+    schema cache has it: the column's DEFAULT, the next value of an identity's sequence;
+    nothing for a generated column (which then refuses the NULL, as in PostgREST)."""
+    column = table.columns[name]
+    if column.generated:
+        return None
+    if column.identity:
+        qualified = '"{}"."{}"'.format(table.schema.replace('"', '""'), table.name.replace('"', '""'))
+        return SQL("nextval(pg_get_serial_sequence({}, {}))").format(params.add(qualified), params.add(name))
+    return catalog_sql(column.default) if column.default is not None else None
 
 
 def update_sql(table: Table, node: ReadNode, columns: list[str], body: str, params: Params) -> sql.Composable:
     qtable = _qualified(table)
     sets = SQL(", ").join(SQL("{} = _pgrst_r.{}").format(Id(c), Id(c)) for c in columns)
+    if _is_limited(node):
+        # PostgREST's limited update: the rows picked by order, limit and offset, by the order's columns
+        picked, match = _limited_rows(table, node, params)
+        return SQL("UPDATE {t} AS {a} SET {sets} FROM (SELECT * FROM json_populate_record(NULL::{t}, {body}::json)) AS _pgrst_r,"
+                   " {picked} WHERE {match} RETURNING {a}.*").format(
+            t=qtable, a=Id(node.alias), sets=sets, body=params.add_body(body), picked=picked, match=match)
     where = node_where(node, params)
     where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
     return SQL("UPDATE {t} AS {a} SET {sets} FROM (SELECT * FROM json_populate_record(NULL::{t}, {body}::json)) AS _pgrst_r"
@@ -535,10 +614,36 @@ def update_sql(table: Table, node: ReadNode, columns: list[str], body: str, para
 
 
 def delete_sql(table: Table, node: ReadNode, params: Params) -> sql.Composable:
+    if _is_limited(node):
+        picked, match = _limited_rows(table, node, params)
+        return SQL("DELETE FROM {t} AS {a} USING {picked} WHERE {match} RETURNING {a}.*").format(
+            t=_qualified(table), a=Id(node.alias), picked=picked, match=match)
     where = node_where(node, params)
     where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
     return SQL("DELETE FROM {} AS {}{} RETURNING {}.*").format(_qualified(table), Id(node.alias), where_sql,
                                                                 Id(node.alias))
+
+
+def _is_limited(node: ReadNode) -> bool:
+    return node.limit is not None or bool(node.offset)
+
+
+def _limited_rows(table: Table, node: ReadNode, params: Params) -> tuple[sql.Composable, sql.Composable]:
+    """(FROM item of the rows a limited update or delete changes, the condition matching them).
+
+    As PostgREST's mutRangeF: the filtered rows in the request's order, limited and offset,
+    identified by the columns of that order (which should be unique; the plan demands one)."""
+    terms = [t for t in node.order if not t.relation]
+    keys = list(dict.fromkeys(t.field.name for t in terms))
+    where = node_where(node, params)
+    where_sql = SQL(" WHERE ") + SQL(" AND ").join(where) if where else SQL("")
+    limit = SQL(" LIMIT {}").format(params.add(node.limit)) if node.limit is not None else SQL("")
+    offset = SQL(" OFFSET {}").format(params.add(node.offset)) if node.offset else SQL("")
+    picked = SQL("(SELECT {cols} FROM {t} AS {a}{where} ORDER BY {order}{limit}{offset}) AS _pgrst_a").format(
+        cols=SQL(", ").join(SQL("{}.{}").format(Id(node.alias), Id(k)) for k in keys), t=_qualified(table),
+        a=Id(node.alias), where=where_sql, order=order_sql(node, terms, params), limit=limit, offset=offset)
+    match = SQL(" AND ").join(SQL("{a}.{k} = _pgrst_a.{k}").format(a=Id(node.alias), k=Id(k)) for k in keys)
+    return picked, match
 
 
 # -- rpc ------------------------------------------------------------------------------------

@@ -59,9 +59,9 @@ def test_patch_and_delete_with_filters(service) -> None:
 
 def test_put_upserts_by_primary_key(service) -> None:
     r = service.request("PUT", "/fx_genres?id=eq.900", headers=REP, json={"id": 900, "name": "w-put"})
-    assert r.status_code == 200 and r.json() == [{"id": 900, "name": "w-put"}]
+    assert r.status_code == 201 and r.json() == [{"id": 900, "name": "w-put"}]  # inserted
     r = service.request("PUT", "/fx_genres?id=eq.900", headers=REP, json={"id": 900, "name": "w-put2"})
-    assert r.json() == [{"id": 900, "name": "w-put2"}]
+    assert r.status_code == 200 and r.json() == [{"id": 900, "name": "w-put2"}]  # updated
     r = service.request("PUT", "/fx_genres?id=eq.900", headers=REP, json={"id": 901, "name": "x"})
     assert r.status_code == 400 and r.json()["code"] == "PGRST115"
     r = service.request("PUT", "/fx_genres?name=eq.x", headers=REP, json={"id": 901, "name": "x"})

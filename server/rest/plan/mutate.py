@@ -12,7 +12,7 @@ from server.rest.body import dump
 from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
 from server.rest.plan.read import ReadNode, find_table, read_tree
-from server.rest.request import ApiRequest, ColumnItem, Field, MediaType, QueryParams, SelectItem
+from server.rest.request import ApiRequest, ColumnItem, Field, MediaType, Prefer, QueryParams, SelectItem
 from server.rest.schema_cache import SchemaCache, Table
 
 # Bodies sent as JSON are bound as sent; CSV and form bodies are bound re-encoded as JSON.
@@ -28,7 +28,7 @@ class MutatePlan:
     body_text: str | None  # the JSON bound as the body
     body_mode: str | None  # "raw": the request body as sent; "dump": the parsed body re-encoded
     missing_default: bool  # Prefer: missing=default
-    on_conflict: list[str] | None
+    on_conflict: list[str]  # the conflict target of an upsert (none: a plain insert)
     resolution: str | None  # merge-duplicates | ignore-duplicates: an upsert
     returning: bool  # Prefer: return=representation
     location: bool  # Prefer: return=headers-only on a table with a primary key
@@ -39,45 +39,38 @@ class MutatePlan:
     cacheable: bool  # planned the same for every body of the same shape
 
     @property
-    def status(self) -> int:
-        if self.returning:
-            return 201 if self.mutation == "create" else 200
-        return 201 if self.mutation == "create" else 204
+    def counts_inserted(self) -> bool:
+        """Whether the answer depends on the rows inserted: 201 or 200 (PostgREST counts them
+        for merge-duplicates and PUT)."""
+        return self.mutation == "upsert" or (self.mutation == "create" and self.resolution == "merge-duplicates")
 
 
 def plan_mutation(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> MutatePlan:
     prefer = request.prefer
     query = request.query
     table = find_table(cache, request.schema, request.target)
-    applied: list[str] = []
     rollback, tx_applied = config.rollback(prefer)
-    if tx_applied:
-        applied.append(tx_applied)
     returning = prefer.return_ == "representation"
-    if prefer.return_:
-        applied.append(f"return={prefer.return_}")
     select: list[SelectItem] = query.select if returning else [ColumnItem(Field("*"))]
     tree = read_tree(cache, table, table.name, select, query, config.aggregates_enabled)
     mutation = request.action
+    if mutation in ("update", "delete"):
+        _check_limited(query)
     columns: list[str] = []
     body_text = body_mode = None
-    resolution = on_conflict = None
+    resolution = None
+    on_conflict: list[str] = []
     cacheable = request.body_shape is not None
     if mutation in ("create", "upsert"):
         rows = _rows(request.payload)
         columns = query.columns if query.columns is not None else _same_keys(rows)
-        resolution, on_conflict = prefer.resolution, query.on_conflict
+        # without a key to conflict on, PostgREST inserts and leaves the resolution unapplied
+        resolution, on_conflict = prefer.resolution, query.on_conflict or table.pk
         if mutation == "upsert":
             _check_put(table, tree, query, rows)
             resolution, on_conflict = "merge-duplicates", table.pk
             cacheable = False  # the body is checked against the URL
-        elif resolution:
-            applied.append(f"resolution={resolution}")
         _check_columns(table, columns)
-        if resolution and not (on_conflict or table.pk):
-            raise errors.upsert_without_key(table.name)
-        if prefer.missing == "default":
-            applied.append("missing=default")
         raw = request.content_type.startswith(_JSON_BODIES) and request.body.strip()
         body_mode = "raw" if raw else "dump"
         body_text = request.body.decode("utf-8") if raw else dump(request.payload)
@@ -90,10 +83,7 @@ def plan_mutation(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -
         columns = query.columns if query.columns is not None else list(payload)
         _check_columns(table, columns)
         body_mode, body_text = "dump", dump(payload)
-    if prefer.count:
-        applied.append(f"count={prefer.count}")
-    if prefer.max_affected is not None:
-        applied.append(f"max-affected={prefer.max_affected}")
+    applied = _applied(mutation, prefer, tx_applied, resolution if on_conflict and mutation == "create" else None)
     explain = request.media.kind == "plan"
     tx = Tx(read_only=False, rollback=rollback or explain,
             max_affected=prefer.max_affected if prefer.handling == "strict" else None,
@@ -101,6 +91,32 @@ def plan_mutation(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -
     location = mutation == "create" and prefer.return_ == "headers-only" and bool(table.pk)
     return MutatePlan(mutation, table, tree, columns, body_text, body_mode, prefer.missing == "default", on_conflict,
                       resolution, returning, location, prefer.count, request.media, tuple(applied), tx, cacheable)
+
+
+def _applied(mutation: str, prefer: Prefer, tx: str | None, resolution: str | None) -> tuple[str, ...]:
+    """Preference-Applied of a write, in PostgREST's order (prefAppliedHeader): a create
+    names its resolution (when it had a key to apply to) and missing, an update its missing;
+    max-affected is named for updates and deletes under handling=strict."""
+    applied = [f"resolution={resolution}" if resolution else None,
+               f"missing={prefer.missing}" if prefer.missing and mutation in ("create", "update") else None,
+               f"return={prefer.return_}" if prefer.return_ else None,
+               f"count={prefer.count}" if prefer.count else None,
+               tx,
+               f"handling={prefer.handling}" if prefer.handling else None,
+               f"max-affected={prefer.max_affected}" if (prefer.max_affected is not None and prefer.handling == "strict"
+                                                         and mutation in ("update", "delete")) else None]
+    return tuple(a for a in applied if a)
+
+
+def _check_limited(query: QueryParams) -> None:
+    """A limited update or delete (PostgREST 12) needs an explicit order, on unique column(s):
+    the rows it changes are the ones a read in that order would page to."""
+    if not (query.limit or query.offset):
+        return
+    root_ranged = () in query.limit or () in query.offset
+    root_order = [t for t in query.order.get((), []) if not t.relation]
+    if not query.order or (root_ranged and not root_order):
+        raise errors.limit_no_order()
 
 
 def _rows(payload: Any) -> list[dict[str, Any]]:

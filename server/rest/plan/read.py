@@ -204,6 +204,7 @@ class ReadPlan:
     applied: tuple[str, ...]  # Preference-Applied
     tx: Tx
     cacheable: bool = True
+    max_rows: int | None = None  # db-max-rows, which decides what count=estimated counts
 
 
 def plan_read(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> ReadPlan:
@@ -226,4 +227,4 @@ def plan_read(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> Re
         applied.append(f"count={count}")
     explain = request.media.kind == "plan"
     return ReadPlan(tree, config.row_limit(limit), offset, count, request.media, tuple(applied),
-                    Tx(read_only=True, rollback=explain))
+                    Tx(read_only=True, rollback=explain), max_rows=config.max_rows)
