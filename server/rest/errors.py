@@ -50,9 +50,10 @@ def pool_timeout() -> ApiError:
 
 # -- request errors (PGRST1xx) ------------------------------------------------------------
 
-def parse_error(where: str, text: str, column: int, details: str) -> ApiError:
-    """A query parameter or header PostgREST's parser rejects, in its (megaparsec) wording."""
-    return ApiError(400, "PGRST100", f'"failed to parse {where} ({text})" (line 1, column {column})', details)
+def parse_error(where: str, text: str, column: int, details: str, line: int = 1) -> ApiError:
+    """A query parameter PostgREST's parser rejects, in its words: Parsec's source name and
+    position as the message, Parsec's `unexpected ... expecting ...` as the details."""
+    return ApiError(400, "PGRST100", f'"failed to parse {where} ({text})" (line {line}, column {column})', details)
 
 
 def upsert_without_key(table: str) -> ApiError:

@@ -22,6 +22,7 @@ import orjson
 
 from server.bounded_store import ENTRY_OVERHEAD, BoundedStore
 from server.rest import errors
+from server.rest import parsec as P
 
 OPERATORS = {
     "eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=", "like": "like", "ilike": "ilike",
@@ -194,11 +195,7 @@ class ApiRequest:
     body_shape: Hashable | None  # what of the body shapes the statement (body_shape); None: not cacheable
 
 
-# -- small lexical helpers ----------------------------------------------------------------
-
-_NAME_RE = re.compile(r'(?:[^\s,:()!.>"*\-]|-(?!>))+')
-_INDEX_RE = re.compile(r"-?[0-9]+(?![\w$])")
-
+# -- the query-string grammar (PostgREST's QueryParams.hs, on the Parsec of parsec.py) -------
 
 def bounded_int(digits: str, maximum: int) -> int | None:
     """ASCII digits as an int in [0, maximum], else None (checked before converting, so a
@@ -212,246 +209,207 @@ def bounded_int(digits: str, maximum: int) -> int | None:
     return value if value <= maximum else None
 
 
-class _Cursor:
-    """A position in a string, for the recursive-descent parsers below."""
+class _Bound(Exception):
+    """A bound of ours (nesting, JSON path steps, numbers) passed at an offset of the text:
+    hostile input answered with PGRST100 before it costs anything."""
 
-    def __init__(self, text: str, where: str) -> None:
-        self.text = text
-        self.pos = 0
-        self.where = where
-
-    def peek(self, s: str) -> bool:
-        return self.text.startswith(s, self.pos)
-
-    def eat(self, s: str) -> bool:
-        if self.text.startswith(s, self.pos):
-            self.pos += len(s)
-            return True
-        return False
-
-    def done(self) -> bool:
-        return self.pos >= len(self.text)
-
-    def fail(self, expected: str) -> errors.ApiError:
-        rest = self.text[self.pos:]
-        found = f'unexpected "{rest[0]}"' if rest else "unexpected end of input"
-        return errors.parse_error(self.where, self.text, self.pos + 1, f"{found} expecting {expected}")
-
-    def too_deep(self, what: str) -> errors.ApiError:
-        return errors.parse_error(self.where, self.text, self.pos + 1, f"{what} are not accepted")
-
-    def skip_spaces(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos] == " ":
-            self.pos += 1
-
-    def name(self) -> str:
-        self.skip_spaces()
-        if self.peek('"'):
-            return self.quoted()
-        m = _NAME_RE.match(self.text, self.pos)
-        if not m:
-            raise self.fail("field name")
-        self.pos = m.end()
-        return m.group(0).strip()
-
-    def quoted(self) -> str:
-        self.eat('"')
-        out = []
-        while True:
-            if self.done():
-                raise self.fail('closing "')
-            ch = self.text[self.pos]
-            self.pos += 1
-            if ch == "\\" and not self.done():
-                out.append(self.text[self.pos])
-                self.pos += 1
-            elif ch == '"':
-                return "".join(out)
-            else:
-                out.append(ch)
-
-    def json_path(self) -> tuple[JsonOp, ...]:
-        ops: list[JsonOp] = []
-        while self.peek("->"):
-            if len(ops) == MAX_JSON_PATH:
-                raise self.too_deep(f"JSON paths longer than {MAX_JSON_PATH} steps")
-            arrow = "->>" if self.eat("->>") else ("->" if self.eat("->") else "")
-            m = _INDEX_RE.match(self.text, self.pos)
-            if m:
-                if bounded_int(m.group(0).lstrip("-"), MAX_INT) is None:
-                    raise self.fail("array index within the int range")
-                self.pos = m.end()
-                ops.append(JsonOp(arrow, m.group(0), True))
-            else:
-                ops.append(JsonOp(arrow, self.name()))
-        return tuple(ops)
-
-    def field(self) -> Field:
-        return Field(self.name(), self.json_path())
+    def __init__(self, offset: int, details: str) -> None:
+        super().__init__(details)
+        self.offset = offset
+        self.details = details
 
 
-# -- select -------------------------------------------------------------------------------
-
-def parse_select(text: str) -> list[SelectItem]:
-    cur = _Cursor(text, "select")
-    items = _select_items(cur, 0)
-    if not cur.done():
-        raise cur.fail('"," or end of input')
-    return items
-
-
-def _select_items(cur: _Cursor, depth: int) -> list[SelectItem]:
-    items: list[SelectItem] = []
-    while True:
-        items.append(_select_item(cur, depth))
-        cur.skip_spaces()
-        if not cur.eat(","):
-            return items
+def _nested(p: P.Parser, what: str) -> P.Parser:
+    """p one level deeper: past MAX_NESTING levels the parse stops with PGRST100."""
+    def run(st: P.State, i: int) -> P.Reply:
+        if st.depth >= MAX_NESTING:
+            raise _Bound(i, f"{what} nested more than {MAX_NESTING} levels deep are not accepted")
+        st.depth += 1
+        try:
+            return p(st, i)
+        finally:
+            st.depth -= 1
+    return run
 
 
-_CAST_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_ ]*(\[\])?")
+def _json_path_bound(steps: int, offset: int) -> None:
+    if steps > MAX_JSON_PATH:
+        raise _Bound(offset, f"JSON paths longer than {MAX_JSON_PATH} steps are not accepted")
 
 
-def _cast(cur: _Cursor) -> str | None:
-    if not cur.eat("::"):
-        return None
-    m = _CAST_RE.match(cur.text, cur.pos)
-    if not m:
-        raise cur.fail("cast type")
-    cur.pos = m.end()
-    return m.group(0).strip()
+def _lexeme(p: P.Parser) -> P.Parser:
+    return P.pick(1, _ws, p, _ws)
 
 
-def _select_item(cur: _Cursor, depth: int) -> SelectItem:
-    cur.skip_spaces()
-    spread = cur.eat("...")
-    if not spread and cur.eat("*"):
-        return ColumnItem(Field("*"))
-    first = cur.name()
-    alias = None
-    if cur.peek(":") and not cur.peek("::"):
-        cur.eat(":")
-        alias, first = first, cur.name()
-    if not spread and first in AGGREGATES and cur.peek("()"):
-        cur.eat("()")
-        return ColumnItem(Field("*"), alias, aggregate_cast=_cast(cur), aggregate=first)
-    if spread or cur.peek("!") or cur.peek("("):
-        embed = EmbedItem(first, alias, spread=spread)
-        while cur.eat("!"):
-            hint = cur.name()
-            if hint in ("inner", "left"):
-                embed.join = hint
-            else:
-                embed.hint = hint
-        if not cur.eat("("):
-            raise cur.fail('"("')
-        if depth == MAX_NESTING:
-            raise cur.too_deep(f"embeds nested more than {MAX_NESTING} levels deep")
-        cur.skip_spaces()
-        embed.items = [] if cur.peek(")") else _select_items(cur, depth + 1)
-        if not cur.eat(")"):
-            raise cur.fail('")"')
-        return embed
-    item = ColumnItem(Field(first, cur.json_path()), alias)
-    item.cast = _cast(cur)
-    if cur.peek(".") and not cur.peek(".."):
-        save = cur.pos
-        cur.eat(".")
-        agg = cur.name()
-        if agg in AGGREGATES and cur.eat("()"):
-            item.aggregate = agg
-            item.aggregate_cast = _cast(cur)
-        else:
-            cur.pos = save
-            raise cur.fail("aggregate function")
-    return item
+def _join(chars: list[str]) -> str:
+    return "".join(chars)
 
 
-# -- filters and logic trees --------------------------------------------------------------
-
-_OP_RE = re.compile(r"(not\.)?([a-z]+)(?:\(([a-z0-9_]+)\))?\.", re.S)
-
-
-def is_operator_value(value: str) -> bool:
-    m = _OP_RE.match(value)
-    return bool(m and m.group(2) in OPERATORS)
+def _stripped(chars: list[str]) -> str:
+    return P.hs_strip("".join(chars))
 
 
-def parse_filter_value(fld: Field, value: str, key: str) -> Filter:
-    """`[not.]op[(mod)].value` -> Filter (value in `in` is a list; `is` a keyword)."""
-    m = _OP_RE.match(value)
-    if not m or m.group(2) not in OPERATORS:
-        # `not.is.null` style without trailing value is handled by the regex; anything else fails
-        raise errors.parse_error("filter", value, 1, "unexpected end of input expecting operator (eq, gt, ...)"
-                                 if "." not in value else f'unexpected "{value[:1]}" expecting "not" or operator (eq, gt, ...)')
-    negate, op, modifier = bool(m.group(1)), m.group(2), m.group(3)
-    raw = value[m.end():]
-    quantifier = language = None
-    if modifier:
-        if op in FTS:
-            language = modifier
-        elif op in QUANTIFIABLE and modifier in ("any", "all"):
-            quantifier = modifier
-        else:
-            raise errors.parse_error("filter", value, len(op) + 2, f'unexpected "{modifier[:1]}" expecting "any" or "all"')
-    parsed: Any = raw
-    if op == "in":
-        parsed = parse_list(raw, value)
-    elif op == "is":
-        word = raw.lower()
-        if word not in IS_VALUES:
-            raise errors.parse_error("filter", value, 4,
-                                     'unexpected "' + raw[:1] + '" expecting null or trilean value (unknown, true, false)')
-        parsed = word
-    elif quantifier:
-        parsed = parse_list(raw, value, braces=True)
-    return Filter(fld, op, parsed, negate, quantifier, language)
+def _sep_by_dash(identifier: P.Parser) -> P.Parser:
+    return P.fmap(P.sep_by1(identifier, _dash), "-".join)
 
 
-def parse_list(raw: str, whole: str, braces: bool = False) -> list[str]:
-    """`(a,"b,c",d)` (or `{a,b}` for any/all) -> ['a', 'b,c', 'd']."""
-    open_, close = ("{", "}") if braces else ("(", ")")
-    if not (raw.startswith(open_) and raw.endswith(close)):
-        raise errors.parse_error("filter", whole, 1, f'unexpected end of input expecting "{open_}"'
-                                 if not raw.startswith(open_) else f'expecting "{close}"')
-    inner = raw[1:-1]
-    if inner == "":
+def _keyword(word: str, value: Any) -> P.Parser:
+    return P.fmap(P.attempt(P.string(word)), lambda _: value)
+
+
+_ws = P.many(P.one_of(" \t"))
+_delimiter = P.label(P.char("."), "delimiter (.)")
+_quoted = P.fmap(P.between(P.char('"'), P.char('"'), P.many(P.alt(P.none_of('\\"'), P.pick(1, P.char("\\"), P.any_char)))),
+                 _join)
+_identifier = P.fmap(P.many1(P.alt(P.letter, P.digit, P.one_of("_ $"))), _stripped)
+_dash = P.fmap(P.attempt(P.seq(P.char("-"), P.not_followed_by(P.char(">")))), lambda _: "-")
+_field_name = P.memo(P.label(P.alt(_quoted, _sep_by_dash(_identifier)), "field name (* or [a..z0..9_$])"))
+
+# JSON paths: `->key`, `->>key`, `->0`, `->-1`
+_json_key = P.label(P.alt(_quoted, _sep_by_dash(P.fmap(P.many1(P.none_of("(-:.,>)")), _stripped))),
+                    "any non reserved character different from: .,>()")
+_json_index_end = P.alt(*(P.attempt(P.look_ahead(P.string(s))) for s in ("->", "::", ".", ",")), P.attempt(P.eof))
+_json_index_digits = P.pick(0, P.seq(P.option("", P.char("-")), P.many1(P.digit)), _json_index_end)
+
+
+def _json_index(st: P.State, i: int) -> P.Reply:
+    reply = _json_index_digits(st, i)
+    if not reply[1]:
+        return reply
+    sign, digits = reply[2]
+    if bounded_int("".join(digits), MAX_INT) is None:
+        raise _Bound(i, f"JSON array indexes beyond {MAX_INT} are not accepted")
+    return reply[0], True, (sign + "".join(digits), True), reply[3], reply[4]
+
+
+_json_operand = P.alt(P.attempt(_json_index), P.attempt(P.fmap(_json_key, lambda key: (key, False))))
+_json_arrow = P.alt(P.attempt(P.string("->>")), P.attempt(P.string("->")))
+_json_path = P.fmap(P.many(P.fmap(P.seq(_json_arrow, _json_operand), lambda v: JsonOp(v[0], *v[1])), _json_path_bound), tuple)
+_field = P.memo(_lexeme(P.fmap(P.seq(_field_name, P.option((), _json_path)), lambda v: Field(v[0], v[1]))))
+_tree_path = P.fmap(P.seq(P.sep_by1(_field_name, _delimiter), P.option((), _json_path)),
+                    lambda v: (tuple(v[0][:-1]), Field(v[0][-1], v[1])))
+
+# select
+_alias = P.memo(P.optional(P.attempt(P.pick(0, _field_name, P.seq(P.char(":"), P.not_followed_by(P.char(":")))))))
+_cast = P.optional(P.pick(1, P.string("::"), _identifier))
+_select_end = P.alt(P.attempt(P.look_ahead(P.string(")"))), P.attempt(P.look_ahead(P.string(","))), P.attempt(P.eof))
+_aggregate = P.alt(P.string("sum"), P.string("avg"), P.string("count"), P.attempt(P.string("max")), P.attempt(P.string("min")))
+_embed_param = P.pick(1, P.char("!"), P.alt(_keyword("left", ("join", "left")), _keyword("inner", ("join", "inner")),
+                                            P.attempt(P.fmap(_field_name, lambda name: ("hint", name)))))
+_embed_params = P.seq(P.optional(_embed_param), P.optional(_embed_param))
+_opens = P.attempt(P.look_ahead(P.string("(")))
+_relation = _lexeme(P.seq(_alias, P.bind(_field_name, lambda name: P.zero if name == "count" else P.pure(name)),
+                          _embed_params, _opens))
+_spread = _lexeme(P.seq(P.pick(1, P.string("..."), _field_name), _embed_params, _opens))
+_field_select = _lexeme(P.alt(
+    P.fmap(P.attempt(P.seq(P.string("*"), _select_end)), lambda _: ColumnItem(Field("*"))),
+    P.fmap(P.attempt(P.seq(_alias, P.string("count()"), _cast, _select_end)),
+           lambda v: ColumnItem(Field("*"), v[0], aggregate="count", aggregate_cast=v[2])),
+    P.fmap(P.seq(_alias, _field, _cast, P.optional(P.attempt(P.pick(1, P.char("."), _aggregate, P.string("()")))), _cast,
+                 _select_end),
+           lambda v: ColumnItem(v[1], v[0], v[2], v[3], v[4]))))
+
+
+def _embed_options(params: list[tuple[str, str] | None]) -> tuple[str | None, str | None]:
+    """(hint, join) of `!a!b`: the first of each kind counts."""
+    hint = next((value for kind, value in filter(None, params) if kind == "hint"), None)
+    join = next((value for kind, value in filter(None, params) if kind == "join"), None)
+    return hint, join
+
+
+def _embed(head: list[Any], items: list[SelectItem], spread: bool) -> EmbedItem:
+    if spread:
+        name, params, _ = head
+        alias = None
+    else:
+        alias, name, params, _ = head
+    hint, join = _embed_options(params)
+    return EmbedItem(name, alias, hint, join, spread, items)
+
+
+_forest, _define_forest = P.forward()
+_children = P.between(P.char("("), P.char(")"), _nested(_forest, "embeds"))
+_define_forest(P.sep_by(P.alt(P.fmap(P.seq(P.attempt(_spread), _children), lambda v: _embed(v[0], v[1], True)),
+                              P.fmap(P.seq(P.attempt(_relation), _children), lambda v: _embed(v[0], v[1], False)),
+                              _field_select),
+                        _lexeme(P.char(","))))
+
+# filters: [not.]operator[(modifier)].value
+_IS_WORDS = ("null", "not_null", "true", "false", "unknown")
+
+
+def _ci_string(word: str) -> P.Parser:
+    """Parsec's case-insensitive `ciString` (each character or its upper case), as `word`."""
+    return P.fmap(P.attempt(P.seq(*(P.alt(P.char(c), P.char(c.upper())) for c in word))), lambda _: word)
+
+
+_is_value = P.label(P.alt(*(_ci_string(word) for word in _IS_WORDS)), "isVal: (null, not_null, true, false, unknown)")
+_list_element = P.alt(P.attempt(P.pick(0, _quoted, P.not_followed_by(P.none_of(",)")))), P.fmap(P.many(P.none_of(",)")), _join))
+_list_value = P.fmap(P.pick(1, _lexeme(P.char("(")), P.sep_by1(_list_element, P.char(",")), _lexeme(P.char(")"))),
+                     lambda values: [] if values == [""] else values)  # in.() is PostgREST's empty list
+_simple_operator = P.label(P.alt(*(_keyword(op, op) for op in ("neq", "cs", "cd", "ov", "sl", "sr", "nxr", "nxl", "adj"))),
+                           "unknown single value operator")
+_quant_operator = P.label(P.alt(*(_keyword(op, op) for op in ("eq", "gte", "gt", "lte", "lt", "like", "ilike", "match", "imatch"))),
+                          "unknown single value operator")
+_fts_operator = P.alt(*(_keyword(op, op) for op in ("fts", "plfts", "phfts", "wfts")))
+_quantifier = P.optional(P.attempt(P.between(P.char("("), P.char(")"),
+                                              P.alt(_keyword("any", "any"), P.fmap(P.string("all"), lambda _: "all")))))
+_negation = P.alt(P.fmap(P.attempt(P.seq(P.string("not"), _delimiter)), lambda _: True), P.pure(False))
+
+# (op, value, quantifier, language) for each form
+_Operation = tuple[str, Any, str | None, str | None]
+
+
+def _operation(single: P.Parser) -> P.Parser:
+    """pOpExpr's pOperation over a value parser: the rest of the text in a filter, up to
+    `,` or `)` in a logic tree."""
+    return P.label(P.alt(
+        P.fmap(P.pick(1, P.attempt(P.seq(P.string("in"), _delimiter)), _list_value), lambda v: ("in", v, None, None)),
+        P.fmap(P.pick(1, P.attempt(P.seq(P.string("is"), _delimiter)), _is_value), lambda v: ("is", v, None, None)),
+        P.fmap(P.pick(1, P.attempt(P.seq(P.string("isdistinct"), _delimiter)), single), lambda v: ("isdistinct", v, None, None)),
+        P.fmap(P.attempt(P.seq(_fts_operator, P.optional(P.attempt(P.between(P.char("("), P.char(")"), _identifier))), _delimiter,
+                               single)),
+               lambda v: (v[0], v[3], None, v[1])),
+        P.fmap(P.attempt(P.seq(_simple_operator, _delimiter, single)), lambda v: (v[0], v[2], None, None)),
+        P.fmap(P.attempt(P.seq(_quant_operator, _quantifier, _delimiter, single)), lambda v: (v[0], v[3], v[1], None)),
+    ), "operator (eq, gt, ...)")
+
+
+_single_value = P.fmap(P.many(P.any_char), _join)
+_pg_array = P.fmap(P.seq(P.string("{"), P.many(P.none_of("{}")), P.string("}")), lambda v: "{" + "".join(v[1]) + "}")
+_logic_value = P.alt(P.attempt(P.pick(0, _quoted, P.not_followed_by(P.none_of(",)")))), P.attempt(_pg_array),
+                     P.fmap(P.many(P.none_of(",)")), _join))
+_op_expr = P.seq(_negation, _operation(_single_value))
+_logic_op_expr = P.seq(_negation, _operation(_logic_value))
+
+
+def _filter(fld: Field, expr: list[Any]) -> Filter:
+    negate, (op, value, quantifier, language) = expr
+    if quantifier:  # the value is an array literal: PostgREST lets PostgreSQL read it, we bind its elements
+        value = _brace_list(value)
+    return Filter(fld, op, value, negate, quantifier, language)
+
+
+def _brace_list(text: str) -> list[str]:
+    """`{a,"b,c"}` -> ['a', 'b,c'] (the elements of an any/all array literal)."""
+    if not (text.startswith("{") and text.endswith("}") and len(text) >= 2):
+        raise _Bound(0, f'unexpected "{text[:1]}" expecting an array literal {{...}}' if text else
+                     "unexpected end of input expecting an array literal {...}")
+    inner = text[1:-1]
+    if not inner:
         return []
-    return split_top(inner, strip_quotes=True)
-
-
-def split_top(text: str, strip_quotes: bool = False) -> list[str]:
-    """Split at commas outside quotes and parentheses/braces."""
     parts: list[str] = []
     buf: list[str] = []
-    depth = 0
     quoted = False
     i = 0
-    while i < len(text):
-        ch = text[i]
-        if quoted:
-            if ch == "\\" and i + 1 < len(text):
-                buf.append(ch if not strip_quotes else "")
-                buf.append(text[i + 1])
-                i += 2
-                continue
-            if ch == '"':
-                quoted = False
-                if strip_quotes:
-                    i += 1
-                    continue
-            buf.append(ch)
+    while i < len(inner):
+        ch = inner[i]
+        if quoted and ch == "\\" and i + 1 < len(inner):
+            buf.append(inner[i + 1])
+            i += 1
         elif ch == '"':
-            quoted = True
-            if not strip_quotes:
-                buf.append(ch)
-        elif ch in "({":
-            depth += 1
-            buf.append(ch)
-        elif ch in ")}":
-            depth -= 1
-            buf.append(ch)
-        elif ch == "," and depth == 0:
+            quoted = not quoted
+        elif ch == "," and not quoted:
             parts.append("".join(buf))
             buf = []
         else:
@@ -461,116 +419,244 @@ def split_top(text: str, strip_quotes: bool = False) -> list[str]:
     return parts
 
 
-def parse_logic(op: str, negate: bool, value: str, key: str, depth: int = 1) -> Logic:
-    """`(a.eq.1,or(b.gt.2,c.is.null))` -> Logic tree."""
-    if depth > MAX_NESTING:
-        raise errors.parse_error("logic tree", value, 1, f"and()/or() nested more than {MAX_NESTING} levels deep are not accepted")
-    text = value.strip()
-    if not (text.startswith("(") and text.endswith(")")):
-        raise errors.parse_error("logic tree", value, 1,
-                                 'unexpected "' + text[:1] + '" expecting "("' if text else 'unexpected end of input expecting "("')
-    children: list[Logic | Filter] = []
-    for part in split_top(text[1:-1]):
-        part = part.strip()
-        m = re.match(r"(not\.)?(and|or)\(", part)
-        if m:
-            children.append(parse_logic(m.group(2), bool(m.group(1)), part[m.end() - 1:], key, depth + 1))
-            continue
-        cur = _Cursor(part, "logic tree")
-        try:
-            fld = cur.field()
-        except errors.ApiError:
-            raise errors.parse_error("logic tree", value, 1, "unexpected end of input expecting field name") from None
-        if not cur.eat("."):
-            raise errors.parse_error("logic tree", value, len(part) + 2, 'unexpected end of input expecting "->", "." or operator')
-        rest = part[cur.pos:]
-        filt = parse_filter_value(fld, rest, key)
-        if isinstance(filt.value, str) and len(filt.value) >= 2 and filt.value.startswith('"') and filt.value.endswith('"'):
-            filt.value = filt.value[1:-1]
-        children.append(filt)
-    return Logic(op, negate, children)
+# logic trees: the key's operator glued to the value, `or(a.eq.1,and(b.gt.2,c.is.null))`
+_logic_tree, _define_logic_tree = P.forward()
+_logic_filter = P.fmap(P.seq(_field, _delimiter, _logic_op_expr), lambda v: _filter(v[0], v[2]))
+_logic_not = P.label(P.alt(P.fmap(P.attempt(P.seq(P.string("not"), _delimiter)), lambda _: True), P.pure(False)),
+                     "negation operator (not)")
+_logic_operator = P.label(P.alt(_keyword("and", "and"), P.fmap(P.string("or"), lambda _: "or")), "logic operator (and, or)")
+_define_logic_tree(P.alt(
+    P.attempt(_logic_filter),
+    P.fmap(P.seq(_logic_not, _logic_operator,
+                 P.pick(1, _lexeme(P.char("(")), _nested(P.sep_by1(_logic_tree, _lexeme(P.char(","))), "and()/or()"),
+                        _lexeme(P.char(")")))),
+           lambda v: Logic(v[1], v[0], v[2]))))
+
+# order
+_order_end = P.alt(P.attempt(P.look_ahead(P.char(","))), P.attempt(P.eof))
+_direction = P.alt(P.attempt(P.pick(1, _delimiter, P.string("asc"))), P.attempt(P.pick(1, _delimiter, P.string("desc"))))
+_nulls = P.alt(P.attempt(P.pick(1, _delimiter, P.string("nullsfirst"))), P.attempt(P.pick(1, _delimiter, P.string("nullslast"))))
+_order_tail = P.seq(P.optional(_direction), P.alt(P.pick(0, P.optional(_nulls), _order_end), P.fmap(_order_end, lambda _: None)))
 
 
-# -- order --------------------------------------------------------------------------------
+def _order_term(fld: Field, tail: list[str | None], relation: str | None = None) -> OrderTerm:
+    direction, nulls = tail
+    return OrderTerm(fld, direction, nulls[5:] if nulls else None, relation)
 
-def parse_order(value: str) -> list[OrderTerm]:
-    terms = []
-    for part in split_top(value):
-        cur = _Cursor(part, "order")
-        relation = None
-        name = cur.name()
-        if cur.eat("("):
-            relation = name
-            fld = cur.field()
-            if not cur.eat(")"):
-                raise cur.fail('")"')
-        else:
-            fld = Field(name, cur.json_path())
-        term = OrderTerm(fld, relation=relation)
-        while cur.eat("."):
-            word = cur.name()
-            if word in ("asc", "desc") and term.direction is None and term.nulls is None:
-                term.direction = word
-            elif word in ("nullsfirst", "nullslast") and term.nulls is None:
-                term.nulls = word[5:]
-            else:
-                raise errors.parse_error("order", value, cur.pos + 1,
-                                         f'unexpected "{word[:1]}" expecting "asc", "desc", "nullsfirst" or "nullslast"')
-        if not cur.done():
-            raise cur.fail('"," or end of input')
-        terms.append(term)
+
+_order = P.sep_by1(_lexeme(P.alt(
+    P.attempt(P.fmap(P.seq(_field_name, P.between(P.char("("), P.char(")"), _field), _order_tail),
+                     lambda v: _order_term(v[1], v[2], v[0]))),
+    P.fmap(P.seq(_field, _order_tail), lambda v: _order_term(v[0], v[1])))), P.char(","))
+
+_names = P.sep_by1(_field_name, _lexeme(P.char(",")))  # columns, on_conflict
+_logic_path = P.sep_by1(_field_name, _delimiter)
+
+
+def _run(parser: P.Parser, where: str, text: str, shown: str | None = None) -> Any:
+    """parser over text, or PGRST100 in PostgREST's words: "failed to parse <where> (<the
+    parameter>)" at Parsec's line and column, the details being Parsec's message."""
+    try:
+        ok, value, err = P.run(parser, text)
+    except _Bound as exc:
+        ok, value, err = False, exc.details, P.ParseError(exc.offset)
+    if not ok:
+        line, column = P.line_column(text, err.pos)
+        details = value if isinstance(value, str) else P.describe(err)
+        raise errors.parse_error(where, text if shown is None else shown, column, details, line)
+    return value
+
+
+# Parameter values by their text: an app sends the same select, order and logic trees with
+# ever-changing filter values, and the grammar's backtracking makes a long select cost about
+# a millisecond. Entries are shared, never changed (like the QueryParams holding them).
+_VALUES = BoundedStore(4096, 8 * 1024 * 1024)
+
+
+def _parsed(parser: P.Parser, where: str, text: str, shown: str | None = None) -> Any:
+    key = (where, text)
+    hit = _VALUES.entries.get(key)
+    if hit is None:
+        hit = _run(parser, where, text, shown)
+        _VALUES.put(key, hit, 16 * len(text) + ENTRY_OVERHEAD)  # the text and the objects parsed from it
+    return hit
+
+
+def parse_select(text: str) -> list[SelectItem]:
+    items: list[SelectItem] = _parsed(_forest, "select parameter", text)
+    return items
+
+
+def parse_order(text: str) -> list[OrderTerm]:
+    terms: list[OrderTerm] = _parsed(_order, "order", text)
     return terms
 
 
-# -- the query string ---------------------------------------------------------------------
+# What most filters are, read directly (the grammar gives the same for every text these match):
+# a key of plain names, and `[not.]op.value` with an operator taking the rest of the text.
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_$]+(?:\.[A-Za-z0-9_$]+)*")
+_PLAIN_OPERATION = re.compile(r"(not\.)?(eq|neq|gte?|lte?|i?like|i?match|cs|cd|ov|sl|sr|nx[rl]|adj|isdistinct|(?:pl|ph|w)?fts)\.(.*)",
+                              re.S)
+_PLAIN_IS = re.compile(r"(not\.)?is\.(null|not_null|true|false|unknown)", re.S)
+_PLAIN_IN = re.compile(r'(not\.)?in\.\(((?:[^"\s,)][^",)]*)?(?:,[^",)]*)*)\)', re.S)
 
-def _split_key(key: str) -> tuple[Path, str, str]:
-    """`a.b.order` -> (('a','b'), 'order', ''); `a.data->x` -> (('a',), 'data', '->x')."""
-    head, arrow, tail = key.partition("->")
-    parts = head.split(".")
-    return tuple(parts[:-1]), parts[-1], (arrow + tail) if arrow else ""
+
+def _key_path(key: str) -> tuple[Path, Field]:
+    """pTreePath: a parameter's embed path and field (`a.b.name->x`)."""
+    if _PLAIN_KEY.fullmatch(key):
+        *names, name = key.split(".")
+        return tuple(names), Field(name)
+    path_field: tuple[Path, Field] = _run(_tree_path, "tree path", key)
+    return path_field
 
 
-def _nonneg_int(value: str, what: str) -> int:
-    if not re.fullmatch(r"\d+", value.strip(), re.ASCII):
-        raise errors.parse_error(f"{what} parameter", value, 1,
-                                 'unexpected "' + value[:1] + '" expecting digit' if value else "unexpected end of input expecting digit")
-    number = bounded_int(value.strip(), MAX_BIGINT)
-    if number is None:
-        raise errors.parse_error(f"{what} parameter", value, 1, f"{what} must be at most {MAX_BIGINT}")
-    return number
+def _parse_filter(key: str, value: str, is_rpc_read: bool) -> tuple[Path, Field, Filter | None]:
+    """pRequestFilter: the key's embed path and field, then its `[not.]op.value` (None: an
+    argument of a GET /rpc call, whose values have no operator)."""
+    path, fld = _key_path(key)
+    plain = _PLAIN_OPERATION.fullmatch(value)
+    if plain:
+        return path, fld, Filter(fld, plain[2], plain[3], bool(plain[1]))
+    plain = _PLAIN_IS.match(value) or _PLAIN_IN.match(value)  # what follows is ignored, as by the grammar
+    if plain:
+        if plain[0].startswith(("is", "not.is")):
+            return path, fld, Filter(fld, "is", plain[2], bool(plain[1]))
+        return path, fld, Filter(fld, "in", plain[2].split(",") if plain[2] else [], bool(plain[1]))
+    if is_rpc_read:  # `pOpExpr <|> pure (NoOpExpr v)`: an argument unless an operator was begun
+        consumed, ok, _, _, _ = _op_expr(P.State(value), 0)
+        if not ok and not consumed:
+            return path, fld, None
+    expr = _run(_op_expr, "filter", value)
+    try:
+        return path, fld, _filter(fld, expr)
+    except _Bound as exc:
+        raise errors.parse_error("filter", value, 1, exc.details) from None
+
+
+def _logic(key: str, value: str) -> tuple[Path, Logic]:
+    """pRequestLogicTree: the key's path (`not` anywhere in it negates), then the tree,
+    parsed with the operator glued in front (`or` + `(a.eq.1)`) as PostgREST does."""
+    names: list[str] = _run(_logic_path, "logic path", key)
+    op = names[-1]
+    negated = "not" in names
+    tree = _parsed(_logic_tree, "logic tree", ("not." if negated else "") + op + value, value)
+    path = tuple(name for name in names[:-1] if name != "not")
+    if isinstance(tree, Filter):  # `or=.eq.1` reads as a filter on a column named "or"
+        tree = Logic("and", False, [tree])
+    return path, tree
+
+
+
+def _read_integer(text: str) -> int | None:
+    """Haskell's `readMaybe :: Maybe Integer`, which PostgREST reads limit and offset with:
+    blanks and parentheses around, a minus sign, decimal, 0x hex or 0o octal digits; anything
+    else is no number (PostgREST then ignores the parameter). Bounded as bigint here."""
+    s = P.hs_strip(text)
+    while len(s) >= 2 and s[0] == "(" and s[-1] == ")":
+        s = P.hs_strip(s[1:-1])
+    negative = s.startswith("-")
+    if negative:
+        s = P.hs_strip(s[1:])
+    base, digits = 10, "0123456789"
+    if len(s) > 2 and s[0] == "0" and s[1] in "xXoO":
+        base, digits, s = (16, "0123456789abcdefABCDEF", s[2:]) if s[1] in "xX" else (8, "01234567", s[2:])
+    if not s or any(c not in digits for c in s):
+        return None
+    s = s.lstrip("0") or "0"
+    if len(s) > 32 or int(s, base) > MAX_BIGINT:
+        raise _Bound(0, f"numbers beyond {MAX_BIGINT} are not accepted")
+    value = int(s, base)
+    return -value if negative else value
+
+
+def _top_range(limit: int | None, offset: int | None) -> tuple[int | None, int | None]:
+    """The top level's limit and offset as PostgREST computes its range: offset..offset+limit-1
+    meets 0..∞, so a negative offset counts from 0 (and shortens the limit). A range that
+    comes out empty is PGRST103, but for `limit=0`."""
+    start = offset or 0
+    lower = max(start, 0)
+    if limit is None or limit == 0:
+        return limit, (lower if offset is not None else None)
+    upper = start + limit - 1
+    if upper < lower:
+        raise errors.invalid_range("Limit should be greater than or equal to zero.")
+    return upper - lower + 1, (lower if offset is not None else None)
+
+
+_RESERVED = ("select", "columns", "on_conflict")
+_RESERVED_EMBEDDABLE = ("order", "limit", "offset", "and", "or")
+
+
+def query_pairs(query_string: str) -> list[tuple[str, str | None]]:
+    """The query string as http-types' parseQueryReplacePlus reads it for PostgREST: pairs
+    split at `&` and `;`, `+` a blank, percent-decoded (UTF-8), and a value only after `=`
+    (`?a` has none, `?a=` an empty one)."""
+    pairs: list[tuple[str, str | None]] = []
+    for piece in re.split("[&;]", query_string.removeprefix("?")):
+        key, eq, value = piece.partition("=")
+        pairs.append((_url_decode(key), _url_decode(value) if eq else None))
+    return pairs
+
+
+def _url_decode(text: str) -> str:
+    return unquote(text.replace("+", " "), errors="replace") if "%" in text or "+" in text else text
 
 
 def parse_query(query_string: str, is_rpc_read: bool = False) -> QueryParams:
+    """The query parameters as PostgREST's QueryParams.parse reads them, failing with the
+    first error in its order: order, logic trees, columns, select, filters, on_conflict
+    (then limit and offset, checked as PostgREST's ranges are)."""
+    pairs = query_pairs(query_string)
+    given = [(key, value) for key, value in pairs if value is not None]
+
+    def last_word(key: str) -> str:
+        return key.rsplit(".", 1)[-1]
+
+    def lookup(name: str) -> str | None:
+        return next((value for key, value in pairs if key == name), None)
+
     qp = QueryParams()
-    for key, value in parse_qsl(query_string, keep_blank_values=True):
-        path, last, jtail = _split_key(key)
-        if key == "select":
-            qp.select = parse_select(value) if value.strip() else [ColumnItem(Field("*"))]
-            qp.has_select = True
-        elif key == "columns":
-            qp.columns = [c.strip().strip('"') for c in split_top(value) if c.strip()]
-        elif key == "on_conflict":
-            qp.on_conflict = [c.strip().strip('"') for c in value.split(",") if c.strip()]
-        elif not jtail and last == "order":
+    for key, value in given:
+        if last_word(key) == "order":
+            path, _ = _key_path(key)
             qp.order[path] = parse_order(value)
-        elif not jtail and last == "limit":
-            qp.limit[path] = _nonneg_int(value, "limit")
-        elif not jtail and last == "offset":
-            qp.offset[path] = _nonneg_int(value, "offset")
-        elif not jtail and last in ("and", "or"):
-            negate = bool(path) and path[-1] == "not"
-            lpath = path[:-1] if negate else path
-            qp.logic.setdefault(lpath, []).append(parse_logic(last, negate, value, key))
-        else:
-            if is_rpc_read and not path and not jtail and not is_operator_value(value):
-                qp.rpc_args.setdefault(last, []).append(value)
-                continue
-            cur = _Cursor(last + jtail, "filter")
-            fld = cur.field()
-            if not cur.done():
-                raise cur.fail("end of field")
-            qp.filters.setdefault(path, []).append(parse_filter_value(fld, value, key))
+    for key, value in given:
+        if last_word(key) in ("and", "or"):
+            path, tree = _logic(key, value)
+            qp.logic.setdefault(path, []).append(tree)
+    columns = lookup("columns")
+    if columns is not None:
+        qp.columns = list(dict.fromkeys(_parsed(_names, "columns parameter", columns)))
+    select = lookup("select")
+    qp.has_select = any(key == "select" for key, _ in pairs)
+    if select is not None:
+        qp.select = parse_select(select) or [ColumnItem(Field("*"))]  # select= is every column too
+    for key, value in given:
+        if last_word(key) not in _RESERVED_EMBEDDABLE and key not in _RESERVED:
+            path, fld, flt = _parse_filter(key, value, is_rpc_read)
+            if flt is None:
+                qp.rpc_args.setdefault(fld.name, []).append(value)
+            else:
+                qp.filters.setdefault(path, []).append(flt)
+    on_conflict = lookup("on_conflict")
+    if on_conflict is not None:
+        qp.on_conflict = _parsed(_names, "on_conflict parameter", on_conflict)
+    for key, value in given:
+        word = last_word(key)
+        if word in ("limit", "offset"):
+            try:
+                number = _read_integer(value)
+            except _Bound as exc:
+                raise errors.parse_error(f"{word} parameter", value, 1, exc.details) from None
+            path, _ = _key_path(key)
+            if number is not None:
+                (qp.limit if word == "limit" else qp.offset)[path] = number
+    if () in qp.limit or () in qp.offset:
+        limit, offset = _top_range(qp.limit.pop((), None), qp.offset.pop((), None))
+        if limit is not None:
+            qp.limit[()] = limit
+        if offset is not None:
+            qp.offset[()] = offset
     return qp
 
 
