@@ -25,7 +25,8 @@ def rest_database(owner_url: str, request: pytest.FixtureRequest):
 
 @pytest.fixture(scope="module")
 def rest_server(rest_database: str):
-    server = harness.start_server(rest_database, args=["--no-migrate"])
+    # explain (application/vnd.pgrst.plan) on, so postgrest-js's explain() can be tested
+    server = harness.start_server(rest_database, args=["--no-migrate"], extra_env={"PGRST_DB_PLAN_ENABLED": "true"})
     fixture.wait_visible(server.url, server.anon_key)
     yield server
     server.stop()
