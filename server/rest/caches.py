@@ -93,6 +93,8 @@ class StatementCache:
         # the key, and the plan, which holds the query string's values parsed (Python objects:
         # about twice the bytes of their text), the statement and its encoded values
         size = 3 * key_size(key) + key_size(shape) + len(entry.statement.text) + values_size(entry.values) + ENTRY_OVERHEAD
+        if entry.estimate is not None:  # the count query's EXPLAIN and its values
+            size += len(entry.estimate[0].text) + values_size(list(entry.estimate[1]))
         self._store.put((key, shape), entry, size)
 
     def clear(self) -> None:
