@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.rest import errors
-from server.rest.request import (ColumnItem, EmbedItem, Filter, Logic, parse_accept, parse_order, parse_prefer,
+from server.rest.request import (ColumnItem, EmbedItem, Field, Filter, Logic, parse_accept, parse_order, parse_prefer,
                                  parse_query, parse_select)
 
 
@@ -177,8 +179,6 @@ def _one_filter(query: str) -> Filter:
 
 
 def test_select_items_in_detail() -> None:
-    from server.rest.request import Field
-
     [star] = parse_select("*")
     assert star == ColumnItem(Field("*"))
     renamed, cast, both = parse_select("myId:id,id::text,myId:id::text")
@@ -452,3 +452,97 @@ def test_select_refuses_what_postgrest_refuses(select: str) -> None:
     with pytest.raises(errors.ApiError) as exc:
         parse_select(select)
     assert exc.value.message.startswith(f'"failed to parse select parameter ({select})"')
+
+
+# -- the direct readings of plain filters give what the grammar gives ------------------------
+
+def _outcome(read: Callable[[], object]) -> object:
+    try:
+        return read()
+    except errors.ApiError as exc:
+        return exc.status, exc.code, exc.message, exc.details
+
+
+def _by_grammar(value: str) -> object:
+    from server.rest import request
+
+    expr = request._run(request._op_expr, "filter", value)
+    try:
+        return request._filter(Field("k"), expr)
+    except request._Bound as exc:
+        raise errors.parse_error("filter", value, 1, exc.details) from None
+
+
+_filter_alphabet = st.sampled_from(["not.", "eq", "neq", "gt", "gte", "lt", "like", "ilike", "imatch", "in", "is", "isdistinct",
+                                    "fts", "plfts", "cs", "nxl", "adj", "(", ")", ",", ".", '"', "\\", "null", "NULL", "not_null",
+                                    "true", "unknown", " ", "\t", "a", "1", "{", "}", "any", "all", "é"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_filter_alphabet, max_size=12).map("".join))
+def test_plain_filters_read_as_the_grammar_reads_them(value: str) -> None:
+    from server.rest import request
+
+    assert _outcome(lambda: request._parse_filter("k", value, False)[2]) == _outcome(lambda: _by_grammar(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "B", "1", "_", "$", ".", "-", ">", " ", '"', "é", "("]), max_size=10).map("".join))
+def test_plain_keys_read_as_the_grammar_reads_them(key: str) -> None:
+    from server.rest import request
+
+    assert _outcome(lambda: request._key_path(key)) == _outcome(lambda: request._run(request._tree_path, "tree path", key))
+
+
+# -- PostgREST's doctests of its sub-parsers (QueryParams.hs), on ours -----------------------
+
+def _parsec(parser_name: str, text: str) -> object:
+    """`P.parse parser "" text` as the doctests print it: the value, or (column, details)."""
+    from server.rest import parsec, request
+
+    ok, value, err = parsec.run(getattr(request, parser_name), text)
+    return value if ok else (parsec.line_column(text, err.pos)[1], parsec.describe(err))
+
+
+@pytest.mark.parametrize(("parser", "text", "expected"), [
+    ("_field_name", "identifier with spaces", "identifier with spaces"),
+    ("_field_name", "identifier-with-dashes", "identifier-with-dashes"),
+    ("_field_name", " no leading or trailing spaces ", "no leading or trailing spaces"),
+    ("_field_name", '" leading and trailing spaces "', " leading and trailing spaces "),
+    ("_field_name", '":"', ":"),
+    ("_field_name", ":", (1, 'unexpected ":" expecting field name (* or [a..z0..9_$])')),
+    ("_json_path", "->>--34", (5, 'unexpected "-" expecting digit')),
+    ("_json_path", "->>-xy-4", (5, 'unexpected "x" expecting digit')),
+    ("_json_path", "->>-78xy", (7, "unexpected 'x' expecting digit, \"->\", \"::\", \".\", \",\" or end of input")),
+    ("_field_select", "name!hint", (5, "unexpected '!' expecting letter, digit, \"-\", \"->>\", \"->\", \"::\", \".\", \")\", \",\" "
+                                       "or end of input")),
+    ("_field_select", "*!hint", (2, "unexpected '!' expecting \")\", \",\" or end of input")),
+    ("_field_select", "name::", (7, "unexpected end of input expecting letter or digit")),
+    ("_relation", "rel->jsonpath(*)", (6, "unexpected '>'")),
+    ("_relation", "rel->jsonpath!hint(*)", (6, "unexpected '>'")),
+    ("_spread", "rel(*)", (1, 'unexpected "r" expecting "..."')),
+    ("_spread", "alias:...rel(*)", (1, 'unexpected "a" expecting "..."')),
+    ("_spread", "...rel->jsonpath(*)", (9, "unexpected '>'")),
+    ("_logic_tree", "or)(", (3, 'unexpected ")" expecting "("')),
+])
+def test_postgrest_doctests(parser: str, text: str, expected: object) -> None:
+    assert _parsec(parser, text) == expected
+
+
+def test_json_keys_and_indexes() -> None:
+    from server.rest.request import JsonOp
+
+    assert _parsec("_json_path", "->!@#$%^&*_a") == (JsonOp("->", "!@#$%^&*_a"),)
+    assert _parsec("_json_path", "->0,other") == (JsonOp("->", "0", True),)
+    assert _parsec("_json_path", "->>1") == (JsonOp("->>", "1", True),)
+    assert _parsec("_json_path", "->1x") == (JsonOp("->", "1x"),)  # not an index: a key
+
+
+def test_messages_show_characters_as_haskell_does() -> None:
+    with pytest.raises(errors.ApiError) as exc:
+        parse_query("order=id.é")
+    assert exc.value.details == 'unexpected "\\233" expecting "asc", "desc", "nullsfirst" or "nullslast"'
+    with pytest.raises(errors.ApiError) as exc:
+        parse_query("select=%22a%0Ab%22!")  # a newline in a quoted name: Parsec counts lines
+    assert (exc.value.message, exc.value.details) == ('"failed to parse select parameter ("a\nb"!)" (line 2, column 3)',
+                                                      'unexpected \'!\' expecting "->>", "->", "::", ".", ")", "," or end of input')
