@@ -141,10 +141,11 @@ def call_answer(plan: CallPlan, result: Result) -> Answer:
     page_total = result.page_total if fn.returns_set else 1
     if plan.void:
         return Answer(204, b"", {"content-range": content_range(plan.offset, page_total, total)})
-    if not fn.returns_set and plan.tree is not None:
+    if plan.tree is not None and media.kind in ("csv", "geojson"):
+        out = body.encode()  # rows built by PostgreSQL
+    elif not fn.returns_set and plan.tree is not None:
         # a function returning one composite value answers an object
-        body = body[1:-1] if result.page_total == 1 else "null"
-        out = shape_body(body, media, page_total) if media.kind == "csv" else body.encode()
+        out = (body[1:-1] if result.page_total == 1 else "null").encode()
     elif media.kind == "csv" or (media.kind == "object" and fn.returns_set):
         out = shape_body(body, media, page_total)
     else:

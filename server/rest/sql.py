@@ -152,7 +152,7 @@ def call_statement(plan: CallPlan, params: Params) -> sql.Composable:
         inner = root_query(plan.tree, source, params, plan.limit, plan.offset)
         if plan.count:
             count_query = root_query(plan.tree, source, params, None, None, for_count=True)
-        body = _array_body(plan.media)
+        body = _output_body(plan.media)
     return wrap(inner, body, count_expr(count_query) if plan.count else None, [cte])
 
 

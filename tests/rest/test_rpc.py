@@ -73,3 +73,13 @@ def test_security_definer_sees_past_rls(rest_server, service, anon) -> None:
     assert user.post("/fx_notes", headers=JSON, json={"body": "private", "owner_id": uid}).status_code == 201
     assert anon.get("/rpc/fx_count_visible_notes").json() == 0
     assert anon.get("/rpc/fx_count_all_notes").json() >= 1
+
+
+def test_csv_rows_as_a_table_read_gives_them(anon) -> None:
+    csv = {"Accept": "text/csv"}
+    read = anon.get("/fx_books?author_id=eq.2&select=id,title&order=id", headers=csv)
+    call = anon.get("/rpc/fx_books_by_author?author=2&select=id,title", headers=csv)
+    assert call.status_code == 200 and call.headers["content-type"] == "text/csv; charset=utf-8"
+    assert call.text == read.text and call.text.startswith("id,title\n3,")
+    one = anon.get("/rpc/fx_first_book?select=id,title", headers=csv)
+    assert one.text == anon.get("/fx_books?id=eq.1&select=id,title", headers=csv).text
