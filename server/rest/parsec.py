@@ -197,8 +197,11 @@ def alt(*parsers: Parser) -> Parser:
             err = r[4] if err is None else merge(err, r[4])
         return False, False, None, i, err if err is not None else ParseError(i)
     if parsers and all(p in _ONE_CHAR for p in parsers):
-        tests = [_ONE_CHAR[p] for p in parsers]
-        _ONE_CHAR[run] = lambda c: any(test(c) for test in tests)
+        tests = tuple(_ONE_CHAR[p] for p in parsers)
+
+        def either(c: str) -> bool:
+            return any(test(c) for test in tests)
+        _ONE_CHAR[run] = either
     return run
 
 
@@ -302,6 +305,16 @@ def pick(index: int, *parsers: Parser) -> Parser:
 
 
 def many1(p: Parser) -> Parser:
+    test = _ONE_CHAR.get(p)
+    if test is not None:  # as `seq(p, many(p))`: the error is p's where the run stops
+        def run_chars(st: State, i: int) -> Reply:
+            text, start, end = st.text, i, len(st.text)
+            while i < end and test(text[i]):
+                i += 1
+            if i == start:
+                return p(st, i)
+            return True, True, list(text[start:i]), i, p(st, i)[4]
+        return run_chars
     return fmap(seq(p, many(p)), lambda vs: [vs[0], *vs[1]])
 
 
