@@ -1,12 +1,11 @@
 """Output formats and counts as PostgREST 12 builds them in SQL (Query/SqlFragment.hs,
-Query.hs): CSV in PostgreSQL's text form of a record, GeoJSON FeatureCollections of
-ST_AsGeoJSON, Prefer: count=planned|estimated from the planner's estimate (EXPLAIN of the
+Query.hs): CSV in PostgreSQL's text form of a record, Prefer: count=planned|estimated from the planner's estimate (EXPLAIN of the
 count query), and EXPLAIN's media type and settings. Fixture: fixture_writes.sql."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import psycopg
 import pytest
@@ -16,7 +15,6 @@ from tests.rest import fixture
 from tests.rest.conftest import Api
 
 CSV = {"Accept": "text/csv"}
-GEOJSON = {"Accept": "application/geo+json"}
 
 
 class CsvCase(NamedTuple):
@@ -54,62 +52,6 @@ def test_csv_of_written_rows(service: Api) -> None:
     r = service.post("/fx_w_formats?select=id,label,flag", json={"id": 9, "label": "a b", "flag": False},
                      headers={**CSV, "Prefer": "return=representation,tx=rollback"})
     assert (r.status_code, r.headers["content-type"], r.text) == (201, "text/csv; charset=utf-8", 'id,label,flag\n9,"a b",f')
-
-
-# -- GeoJSON -------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def postgis(rest_database: str) -> None:
-    with psycopg.connect(rest_database) as conn:
-        if conn.execute("select to_regclass('public.fx_w_shops')").fetchone() == (None,):
-            pytest.skip("PostGIS is not available in this PostgreSQL (Debian: postgresql-15-postgis-3)")
-
-
-def _feature(id_: int, address: str, lon: float, lat: float) -> dict[str, Any]:
-    return {"type": "Feature", "geometry": {"type": "Point", "coordinates": [lon, lat]},
-            "properties": {"id": id_, "address": address}}
-
-
-SHOP_1 = _feature(1, "1369 Cambridge St", -71.10044, 42.373695)
-SHOP_2 = _feature(2, "757 Massachusetts Ave", -71.10543, 42.366432)
-
-
-class GeoCase(NamedTuple):
-    name: str
-    method: str
-    path: str
-    body: Any
-    status: int
-    answer: Any
-
-
-GEO_CASES = [
-    GeoCase("a table with a geometry column", "GET", "/fx_w_shops?order=id", None, 200,
-            {"type": "FeatureCollection", "features": [SHOP_1, SHOP_2]}),
-    GeoCase("no rows: no features", "GET", "/fx_w_shops?id=gt.10", None, 200, {"type": "FeatureCollection", "features": []}),
-    GeoCase("the geometry chosen by select", "GET", "/fx_w_shops?select=id,shop_geom&id=eq.1", None, 200,
-            {"type": "FeatureCollection", "features": [{**SHOP_1, "properties": {"id": 1}}]}),
-    GeoCase("written rows", "PATCH", "/fx_w_shops?id=eq.2", {"address": "new"}, 200,
-            {"type": "FeatureCollection", "features": [_feature(2, "new", -71.10543, 42.366432)]}),
-    GeoCase("a table without geometry: PostGIS's error", "GET", "/fx_w_langs", None, 400,
-            {"code": "22023", "details": None, "hint": None, "message": "geometry column is missing"}),
-]
-
-
-@pytest.mark.parametrize("case", GEO_CASES, ids=[c.name for c in GEO_CASES])
-def test_geojson(postgis: None, service: Api, case: GeoCase) -> None:
-    headers = {**GEOJSON, "Prefer": "return=representation,tx=rollback"}
-    r = service.request(case.method, case.path, headers=headers, json=case.body)
-    assert r.status_code == case.status, r.text
-    assert r.json() == case.answer
-    if case.status == 200:
-        assert r.headers["content-type"] == "application/geo+json; charset=utf-8"
-
-
-def test_geometry_in_json_is_a_geojson_object(postgis: None, anon: Api) -> None:
-    r = anon.get("/fx_w_shops?select=shop_geom&id=eq.1")
-    assert r.json() == [{"shop_geom": {"type": "Point", "crs": {"type": "name", "properties": {"name": "EPSG:4326"}},
-                                       "coordinates": [-71.10044, 42.373695]}}]
 
 
 # -- counts --------------------------------------------------------------------------------
