@@ -78,6 +78,23 @@ def test_count_and_content_range(anon) -> None:
     assert r.headers["content-range"] == "*/*" and r.json() == []
 
 
+@pytest.mark.parametrize(("query", "range_header", "status", "ids"), [
+    ("limit=2", "0-5", 200, [1, 2]),  # the Range header and limit/offset intersect (PostgREST's getRanges)
+    ("limit=3", "0-1", 200, [1, 2]),
+    ("offset=1", "0-1", 200, [2]),
+    ("offset=1&limit=2", "2-10", 200, [3]),
+    ("limit=0", "1-2", 200, []),  # limit=0 asks for no rows whatever the header says
+    ("offset=3", "0-1", 416, None),  # nothing in common
+])
+def test_range_header_intersects_limit_and_offset(anon, query: str, range_header: str, status: int, ids) -> None:
+    r = anon.get(f"/fx_books?select=id&order=id&{query}", headers={"Range": range_header})
+    assert r.status_code == status
+    if ids is None:
+        assert r.json()["code"] == "PGRST103"
+    else:
+        assert [row["id"] for row in r.json()] == ids
+
+
 def test_head_has_headers_only(anon) -> None:
     r = anon.request("HEAD", "/fx_books?select=id", headers={"Prefer": "count=exact"})
     assert r.status_code == 200 and r.content == b"" and r.headers["content-range"] == "0-3/4"

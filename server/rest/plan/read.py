@@ -207,17 +207,25 @@ class ReadPlan:
     max_rows: int | None = None  # db-max-rows, which decides what count=estimated counts
 
 
+def _intersect(offset: int, limit: int | None, range_offset: int, range_limit: int | None) -> tuple[int, int | None]:
+    """The rows both limit/offset and the Range header ask for (PostgREST's getRanges:
+    rangeIntersection); none in common is 416. `limit=0` is left alone (it asks for no rows)."""
+    lower = max(offset, range_offset)
+    ends = [start + size - 1 for start, size in ((offset, limit), (range_offset, range_limit)) if size is not None]
+    upper = min(ends) if ends else None
+    if upper is not None and upper < lower:
+        raise errors.invalid_range("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
+    return lower, None if upper is None else min(upper - lower + 1, MAX_BIGINT)
+
+
 def plan_read(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> ReadPlan:
     table = find_table(cache, request.schema, request.target)
     query = request.query
     tree = read_tree(cache, table, table.name, query.select, query, config.aggregates_enabled)
     offset = query.offset.get((), 0)
     limit = query.limit.get(())
-    if request.range is not None:  # the Range header narrows limit/offset further
-        range_offset, range_limit = request.range
-        offset = max(offset, range_offset) if () not in query.offset else min(offset + range_offset, MAX_BIGINT)
-        if range_limit is not None:
-            limit = range_limit if limit is None else min(limit, range_limit)
+    if request.range is not None and limit != 0:
+        offset, limit = _intersect(offset, limit, *request.range)
     applied = []
     _, tx_applied = config.rollback(request.prefer)  # a read-only transaction changes nothing either way
     if tx_applied:
