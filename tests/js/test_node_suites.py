@@ -1,4 +1,5 @@
-"""Runs every tests/js/*.test.mjs with `node --test` against a live server of its own.
+"""Runs the tests/js/*.test.mjs of the app and the services with `node --test` against a
+live server of its own.
 
 Node 20 has WebSocket (which supabase-js realtime needs) only behind a flag."""
 
@@ -13,7 +14,8 @@ import pytest
 from tests import harness
 
 HERE = Path(__file__).parent
-SUITES = sorted(HERE.glob("*.test.mjs"))
+# rest*.test.mjs run against the REST fixture's own server (tests/rest/test_supabase_js.py)
+SUITES = sorted(p for p in HERE.glob("*.test.mjs") if not p.name.startswith("rest"))
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
