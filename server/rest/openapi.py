@@ -77,9 +77,10 @@ def document(cache: SchemaCache, schema: str, settings: Settings) -> bytes:
             ops["get"]["summary"] = t.description
         paths[f"/{t.name}"] = ops
     for (s, name), fns in sorted(cache.functions.items()):
-        if s != schema:
+        callable_fns = [f for f in fns if f.callable]  # /rpc ignores the others (findProc)
+        if s != schema or not callable_fns:
             continue
-        fn = fns[0]
+        fn = callable_fns[0]
         props = {p.name: {"format": p.type, "type": "string"} for p in fn.params if p.name}
         body_schema: dict[str, Any] = {"properties": props, "type": "object"}
         required = [p.name for p in fn.params if p.name and not p.has_default]

@@ -139,3 +139,11 @@ def test_counting_with_an_or_over_embeds(anon) -> None:
     r = anon.get("/em_messages?select=id,em_users(username)&em_users.username=eq.bob&or=(em_users.is.null,id.eq.4)",
                  headers={"Prefer": "count=exact"})
     assert r.headers["content-range"] == "0-2/3"
+
+
+def test_functions_of_a_row_are_not_rpc_endpoints(anon) -> None:
+    # not callable through /rpc (their one parameter is unnamed and not json/text...), so not listed
+    paths = anon.get("/").json()["paths"]
+    assert "/rpc/em_all_messages" not in paths and "/rpc/em_shout" not in paths and "/rpc/fx_add" in paths
+    r = anon.post("/rpc/em_shout", json={})
+    assert (r.status_code, r.json()["code"]) == (404, "PGRST202")

@@ -183,3 +183,14 @@ def test_schema_profiles(anon) -> None:
                                                  "hint": "Only the following schemas are exposed: public",
                                                  "message": "Invalid schema: private"}
     assert anon.get("/fx_books?select=id&limit=1", headers={"Accept-Profile": "public"}).status_code == 200
+
+
+@pytest.mark.parametrize(("prefer", "applied"), [
+    ("count=exact", "count=exact"),
+    ("handling=lenient, count=exact", "count=exact, handling=lenient"),
+    ("handling=strict", "handling=strict"),
+    ("tx=rollback, count=planned, handling=lenient", "count=planned, tx=rollback, handling=lenient"),
+])
+def test_preference_applied_of_reads_and_calls(anon, prefer: str, applied: str) -> None:
+    for path in ("/fx_books?select=id", "/rpc/fx_book_titles"):
+        assert anon.get(path, headers={"Prefer": prefer}).headers.get("preference-applied") == applied

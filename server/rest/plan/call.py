@@ -18,7 +18,7 @@ from server.rest import errors, fuzzy
 from server.rest.body import dump
 from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
-from server.rest.plan.read import ReadNode, read_tree
+from server.rest.plan.read import ReadNode, applied_preferences, read_tree
 from server.rest.request import JSON_TYPES, MAX_BIGINT, READ_METHODS, ApiRequest, MediaType
 from server.rest.schema_cache import Column, Function, Param, SchemaCache, Table
 
@@ -92,12 +92,8 @@ def plan_call(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> Ca
     given = _given(request)
     fn = find_function(cache, request.schema, request.target, list(given.keys), content, post, single_object)
     args = _call_args(fn, given, single_object)
-    applied: list[str] = []
     rollback, tx_applied = config.rollback(prefer)
-    if tx_applied:
-        applied.append(tx_applied)
-    if prefer.count:
-        applied.append(f"count={prefer.count}")
+    applied = applied_preferences(prefer, tx_applied)
     tree = None
     if fn.returns_table is not None or fn.returns_composite or fn.out_columns:
         table = cache.tables.get(fn.returns_table) if fn.returns_table else None
@@ -114,7 +110,7 @@ def plan_call(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> Ca
     # in the key (query string) or are the body itself, bound whole
     cacheable = request.body_shape is not None and given.raw is None and (read or given.direct is None)
     return CallPlan(fn, args, tree, config.row_limit(limit), offset, prefer.count in ("exact", "estimated"),
-                    request.media, tuple(applied), tx, cacheable, given.body_mode)
+                    request.media, applied, tx, cacheable, given.body_mode)
 
 
 def _given(request: ApiRequest) -> _Given:

@@ -12,7 +12,7 @@ from server.rest import errors
 from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
 from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, EmbedItem, Filter, Logic, MediaType, OrderTerm, Path,
-                                 QueryParams, SelectItem)
+                                 Prefer, QueryParams, SelectItem)
 from server.rest.schema_cache import Relationship, SchemaCache, Table
 
 
@@ -207,6 +207,13 @@ class ReadPlan:
     max_rows: int | None = None  # db-max-rows, which decides what count=estimated counts
 
 
+def applied_preferences(prefer: Prefer, tx_applied: str | None) -> tuple[str, ...]:
+    """Preference-Applied of a read or a call, in PostgREST's order (prefAppliedHeader)."""
+    applied = [f"count={prefer.count}" if prefer.count else None, tx_applied,
+               f"handling={prefer.handling}" if prefer.handling else None]
+    return tuple(a for a in applied if a)
+
+
 def _intersect(offset: int, limit: int | None, range_offset: int, range_limit: int | None) -> tuple[int, int | None]:
     """The rows both limit/offset and the Range header ask for (PostgREST's getRanges:
     rangeIntersection); none in common is 416. `limit=0` is left alone (it asks for no rows)."""
@@ -226,13 +233,9 @@ def plan_read(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> Re
     limit = query.limit.get(())
     if request.range is not None and limit != 0:
         offset, limit = _intersect(offset, limit, *request.range)
-    applied = []
     _, tx_applied = config.rollback(request.prefer)  # a read-only transaction changes nothing either way
-    if tx_applied:
-        applied.append(tx_applied)
+    applied = applied_preferences(request.prefer, tx_applied)
     count = request.prefer.count
-    if count:
-        applied.append(f"count={count}")
     explain = request.media.kind == "plan"
-    return ReadPlan(tree, config.row_limit(limit), offset, count, request.media, tuple(applied),
+    return ReadPlan(tree, config.row_limit(limit), offset, count, request.media, applied,
                     Tx(read_only=True, rollback=explain), max_rows=config.max_rows)
