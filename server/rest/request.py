@@ -13,7 +13,9 @@ import csv
 import functools
 import io
 import re
-from collections.abc import Hashable, Mapping
+import threading
+from collections.abc import Callable, Hashable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote
@@ -347,11 +349,12 @@ _is_value = P.label(P.alt(*(_ci_string(word) for word in _IS_WORDS)), "isVal: (n
 _list_element = P.alt(P.attempt(P.pick(0, _quoted, P.not_followed_by(P.none_of(",)")))), P.fmap(P.many(P.none_of(",)")), _join))
 _list_value = P.fmap(P.pick(1, _lexeme(P.char("(")), P.sep_by1(_list_element, P.char(",")), _lexeme(P.char(")"))),
                      lambda values: [] if values == [""] else values)  # in.() is PostgREST's empty list
-_simple_operator = P.label(P.alt(*(_keyword(op, op) for op in ("neq", "cs", "cd", "ov", "sl", "sr", "nxr", "nxl", "adj"))),
-                           "unknown single value operator")
-_quant_operator = P.label(P.alt(*(_keyword(op, op) for op in ("eq", "gte", "gt", "lte", "lt", "like", "ilike", "match", "imatch"))),
-                          "unknown single value operator")
-_fts_operator = P.alt(*(_keyword(op, op) for op in ("fts", "plfts", "phfts", "wfts")))
+_SIMPLE_OPS = ("neq", "cs", "cd", "ov", "sl", "sr", "nxr", "nxl", "adj")
+_QUANT_OPS = ("eq", "gte", "gt", "lte", "lt", "like", "ilike", "match", "imatch")  # those taking (any) / (all)
+_FTS_OPS = ("fts", "plfts", "phfts", "wfts")
+_simple_operator = P.label(P.alt(*(_keyword(op, op) for op in _SIMPLE_OPS)), "unknown single value operator")
+_quant_operator = P.label(P.alt(*(_keyword(op, op) for op in _QUANT_OPS)), "unknown single value operator")
+_fts_operator = P.alt(*(_keyword(op, op) for op in _FTS_OPS))
 _quantifier = P.optional(P.attempt(P.between(P.char("("), P.char(")"),
                                               P.alt(_keyword("any", "any"), P.fmap(P.string("all"), lambda _: "all")))))
 _negation = P.alt(P.fmap(P.attempt(P.seq(P.string("not"), _delimiter)), lambda _: True), P.pure(False))
@@ -453,9 +456,423 @@ _names = P.sep_by1(_field_name, _lexeme(P.char(",")))  # columns, on_conflict
 _logic_path = P.sep_by1(_field_name, _delimiter)
 
 
+# -- the common grammar, read directly --------------------------------------------------------
+# The Parsec grammar above costs tens of microseconds per select item (its alternatives
+# backtrack and every step keeps Parsec's error bookkeeping): a long select would hold the
+# event loop for tens of milliseconds. Values as clients send them are read here in one
+# pass instead, each reader following the grammar step by step. Whenever a reader meets
+# what it does not know the grammar reads the same way (an error, an unusual blank or quote,
+# a bound), it answers None and the grammar reads the text, giving PostgREST's value or its
+# PGRST100. tests/unit/rest/test_request.py checks on generated texts that both agree.
+# Readers take (text, offset) and give (value, offset after) or None.
+
+_IDENTIFIER = re.compile(r"[\w$ ]+")  # pIdentifier's letters, digits, `_`, ` `, `$` (checked below for non-ASCII)
+_QUOTED = re.compile(r'"([^\\"]*(?:\\.[^\\"]*)*)"', re.S)
+_ESCAPED = re.compile(r"\\(.)", re.S)
+_JSON_KEY = re.compile(r"[^(\-:.,>)]+")
+_JSON_INDEX = re.compile(r"-?[0-9]+")
+_JSON_INDEX_ENDS = ("->", "::", ".", ",")
+_PLAIN_COLUMN = re.compile(r"[A-Za-z0-9_$]+(?=[,)]|\Z)")  # most items: a bare column name
+_AGGREGATE_CALL = re.compile(r"\.(sum|avg|count|max|min)\(\)")
+_LOGIC_HEAD = re.compile(r"(not\.)?(and|or)[ \t]*\(")  # only a logic operator's group starts so: no filter does
+_OPERATOR_WORD = re.compile(r"[a-z]+")
+_PG_ARRAY = re.compile(r"\{[^{}]*\}")
+_VALUE_END = re.compile(r"[,)]")
+
+
+def _blanks(text: str, i: int) -> int:
+    """ws: past the blanks lexeme skips."""
+    while text.startswith((" ", "\t"), i):
+        i += 1
+    return i
+
+
+def _unquoted_at(text: str, k: int) -> tuple[str, int]:
+    """many (noneOf ",)"): up to the next `,` or `)`."""
+    end = _VALUE_END.search(text, k)
+    stop = len(text) if end is None else end.start()
+    return text[k:stop], stop
+
+
+def _identifier_text(run: str) -> str | None:
+    """A run of _IDENTIFIER stripped as pIdentifier's; None when \\w let in what Haskell's
+    isAlpha refuses (a non-ASCII digit, say)."""
+    if not run.isascii() and not all(c.isalpha() for c in run if not c.isascii()):
+        return None
+    return run.strip(" ")
+
+
+def _quoted_at(text: str, i: int) -> tuple[str, int] | None:
+    m = _QUOTED.match(text, i)
+    if m is None:
+        return None
+    inner = m[1]
+    return (_ESCAPED.sub(r"\1", inner) if "\\" in inner else inner), m.end()
+
+
+def _name_at(text: str, i: int) -> tuple[str, int] | None:
+    """pFieldName: a quoted name, or identifiers joined by `-` (not `->`)."""
+    if text.startswith('"', i):
+        return _quoted_at(text, i)
+    pieces = []
+    while True:
+        m = _IDENTIFIER.match(text, i)
+        piece = None if m is None else _identifier_text(m[0])
+        if m is None or piece is None:
+            return None
+        pieces.append(piece)
+        i = m.end()
+        if not text.startswith("-", i) or text.startswith("->", i):
+            return (pieces[0] if len(pieces) == 1 else "-".join(pieces)), i
+        i += 1
+
+
+def _json_key_at(text: str, i: int) -> tuple[str, int] | None:
+    if text.startswith('"', i):
+        return _quoted_at(text, i)
+    pieces = []
+    while True:
+        m = _JSON_KEY.match(text, i)
+        if m is None:
+            return None
+        pieces.append(P.hs_strip(m[0]))
+        i = m.end()
+        if not text.startswith("-", i) or text.startswith("->", i):
+            return "-".join(pieces), i
+        i += 1
+
+
+def _json_path_at(text: str, i: int) -> tuple[tuple[JsonOp, ...], int] | None:
+    """pJsonPath: `->key`, `->>0`, ... (an index only when followed by `->`, `::`, `.`, `,`
+    or the end)."""
+    ops: list[JsonOp] = []
+    while text.startswith("->", i):
+        if len(ops) == MAX_JSON_PATH:
+            return None
+        arrow = "->>" if text.startswith("->>", i) else "->"
+        i += len(arrow)
+        m = _JSON_INDEX.match(text, i)
+        if m is not None and (m.end() == len(text) or text.startswith(_JSON_INDEX_ENDS, m.end())):
+            if bounded_int(m[0].lstrip("-"), MAX_INT) is None:
+                return None
+            ops.append(JsonOp(arrow, m[0], True))
+            i = m.end()
+            continue
+        key = _json_key_at(text, i)
+        if key is None:
+            return None
+        ops.append(JsonOp(arrow, key[0]))
+        i = key[1]
+    return tuple(ops), i
+
+
+def _field_at(text: str, i: int) -> tuple[Field, int] | None:
+    """pField, blanks around."""
+    name = _name_at(text, _blanks(text, i))
+    path = None if name is None else _json_path_at(text, name[1])
+    if name is None or path is None:
+        return None
+    return Field(name[0], path[0]), _blanks(text, path[1])
+
+
+def _cast_at(text: str, i: int) -> tuple[str | None, int] | None:
+    """pCast, optional: (None, i) without one."""
+    if not text.startswith(":", i):
+        return None, i
+    m = _IDENTIFIER.match(text, i + 2) if text.startswith("::", i) else None
+    cast = None if m is None else _identifier_text(m[0])
+    if m is None or cast is None:
+        return None
+    return cast, m.end()
+
+
+def _select_items_at(text: str, i: int, depth: int) -> tuple[list[SelectItem], int] | None:
+    """pFieldForest: items separated by `,` with blanks around."""
+    items: list[SelectItem] = []
+    while True:
+        read = _select_item_at(text, i, depth)
+        if read is None:
+            return None
+        items.append(read[0])
+        i = read[1]
+        j = _blanks(text, i)
+        if text.startswith(",", j):
+            i = _blanks(text, j + 1)
+        elif j == i:
+            return items, i
+        else:  # blanks not followed by `,`: the separator failed after consuming them
+            return None
+
+
+def _select_item_at(text: str, i: int, depth: int) -> tuple[SelectItem, int] | None:
+    """pFieldTree: a spread, an embed, `*`, `count()` or a column, as the grammar tries them."""
+    i = _blanks(text, i)
+    plain = _PLAIN_COLUMN.match(text, i)
+    if plain is not None:
+        return ColumnItem(Field(plain[0])), plain.end()
+    n = len(text)
+    if text.startswith("...", i):
+        head = _name_at(text, i + 3)
+        return None if head is None else _embed_at(text, head[1], head[0], None, True, depth)
+    if text.startswith("*", i):
+        return (ColumnItem(Field("*")), i + 1) if i + 1 == n or text[i + 1] in ",)" else None
+    alias, j = None, i
+    head = _name_at(text, i)
+    if head is not None and text.startswith(":", head[1]) and not text.startswith("::", head[1]):
+        alias, j, head = head[0], head[1] + 1, None
+    if text.startswith("count()", j):
+        cast = _cast_at(text, j + 7)
+        if cast is None or (cast[1] < n and text[cast[1]] not in ",)"):
+            return None
+        return ColumnItem(Field("*"), alias, aggregate="count", aggregate_cast=cast[0]), cast[1]
+    if head is None:
+        head = _name_at(text, j)
+        if head is None:
+            return None
+    name, k = head
+    if k < n and text[k] in "!(":
+        return None if name == "count" else _embed_at(text, k, name, alias, False, depth)
+    # a column: [alias:]field[::cast][.aggregate()][::cast]
+    if j < n and text[j] in " \t":  # the field skips blanks before its name (the embed's name does not)
+        fld = _field_at(text, j)
+    else:
+        path = _json_path_at(text, k)
+        fld = None if path is None else (Field(name, path[0]), _blanks(text, path[1]))
+    cast = None if fld is None else _cast_at(text, fld[1])
+    if fld is None or cast is None:
+        return None
+    k, aggregate = cast[1], None
+    if text.startswith(".", k):
+        m = _AGGREGATE_CALL.match(text, k)
+        if m is None:
+            return None
+        k, aggregate = m.end(), m[1]
+    aggregate_cast = _cast_at(text, k)
+    if aggregate_cast is None or (aggregate_cast[1] < n and text[aggregate_cast[1]] not in ",)"):
+        return None
+    return ColumnItem(fld[0], alias, cast[0], aggregate, aggregate_cast[0]), aggregate_cast[1]
+
+
+def _embed_at(text: str, k: int, name: str, alias: str | None, spread: bool, depth: int) -> tuple[EmbedItem, int] | None:
+    """The rest of an embed after its name: up to two `!hint` / `!inner` / `!left`, then its
+    children in parentheses."""
+    params: list[tuple[str, str] | None] = []
+    while len(params) < 2 and text.startswith("!", k):
+        k += 1
+        if text.startswith(("left", "inner"), k):  # the keywords win over hints spelled alike
+            keyword = "left" if text.startswith("left", k) else "inner"
+            params.append(("join", keyword))
+            k += len(keyword)
+        else:
+            named = _name_at(text, k)
+            if named is None:
+                return None
+            params.append(("hint", named[0]))
+            k = named[1]
+    if not text.startswith("(", k) or depth >= MAX_NESTING:
+        return None
+    items: list[SelectItem] = []
+    k += 1
+    if not text.startswith(")", k):
+        children = _select_items_at(text, k, depth + 1)
+        if children is None or not text.startswith(")", children[1]):
+            return None
+        items, k = children
+    hint, join = _embed_options(params)
+    return EmbedItem(name, alias, hint, join, spread, items), k + 1
+
+
+def _read_select(text: str) -> list[SelectItem] | None:
+    if not text:
+        return []
+    read = _select_items_at(text, 0, 0)
+    return None if read is None else read[0]  # what follows the items is ignored, as by the grammar
+
+
+def _read_order(text: str) -> list[OrderTerm] | None:
+    terms: list[OrderTerm] = []
+    i = 0
+    while True:
+        head = _name_at(text, _blanks(text, i))
+        if head is None:
+            return None
+        name, k = head
+        relation = None
+        if text.startswith("(", k):  # order=relation(field)
+            inner = _field_at(text, k + 1)
+            if inner is None or not text.startswith(")", inner[1]):
+                return None
+            fld, k, relation = inner[0], inner[1] + 1, name
+        else:
+            path = _json_path_at(text, k)
+            if path is None:
+                return None
+            fld, k = Field(name, path[0]), _blanks(text, path[1])
+        direction = nulls = None
+        for word in ("asc", "desc"):
+            if text.startswith(("." + word), k):
+                direction, k = word, k + 1 + len(word)
+                break
+        for word in ("first", "last"):
+            if text.startswith(".nulls" + word, k):
+                nulls, k = word, k + 6 + len(word)
+                break
+        terms.append(OrderTerm(fld, direction, nulls, relation))
+        if k == len(text):
+            return terms
+        if text[k] != ",":
+            return None
+        i = k + 1
+
+
+def _read_names(text: str) -> list[str] | None:
+    """columns and on_conflict: names separated by `,` with blanks around."""
+    names: list[str] = []
+    i = 0
+    while True:
+        head = _name_at(text, i)
+        if head is None:
+            return None
+        names.append(head[0])
+        i = head[1]
+        j = _blanks(text, i)
+        if text.startswith(",", j):
+            i = _blanks(text, j + 1)
+        elif j == i:
+            return names
+        else:
+            return None
+
+
+def _logic_value_at(text: str, k: int) -> tuple[str, int]:
+    """A single value in a logic tree: a whole quoted value, a {...} array, or up to `,` / `)`."""
+    if text.startswith('"', k):
+        quoted = _quoted_at(text, k)
+        if quoted is not None and (quoted[1] == len(text) or text[quoted[1]] in ",)"):
+            return quoted
+    elif text.startswith("{", k):
+        m = _PG_ARRAY.match(text, k)
+        if m is not None:
+            return m[0], m.end()
+    return _unquoted_at(text, k)
+
+
+def _list_at(text: str, k: int) -> tuple[list[str], int] | None:
+    """pListVal: `(a,"b,c")`, blanks around the parentheses."""
+    k = _blanks(text, k)
+    if not text.startswith("(", k):
+        return None
+    k = _blanks(text, k + 1)
+    values: list[str] = []
+    while True:
+        quoted = _quoted_at(text, k) if text.startswith('"', k) else None
+        if quoted is not None and (quoted[1] == len(text) or text[quoted[1]] in ",)"):
+            value, k = quoted
+        else:
+            value, k = _unquoted_at(text, k)
+        values.append(value)
+        if not text.startswith(",", k):
+            break
+        k += 1
+    if not text.startswith(")", k):
+        return None
+    return ([] if values == [""] else values), _blanks(text, k + 1)
+
+
+def _logic_filter_at(text: str, i: int) -> tuple[Filter, int] | None:
+    """field.[not.]op.value inside a logic tree."""
+    head = _field_at(text, i)
+    if head is None or not text.startswith(".", head[1]):
+        return None
+    fld, k = head[0], head[1] + 1
+    negate = text.startswith("not.", k)
+    k += 4 if negate else 0
+    quantifier = language = None
+    value: Any
+    if text.startswith("in.", k):
+        listed = _list_at(text, k + 3)
+        if listed is None:
+            return None
+        op, (value, k) = "in", listed
+    elif text.startswith("is.", k):
+        k += 3
+        word = next((w for w in _IS_WORDS if text[k:k + len(w)].isascii() and text[k:k + len(w)].lower() == w), None)
+        if word is None:
+            return None
+        op, value, k = "is", word, k + len(word)
+    else:
+        m = _OPERATOR_WORD.match(text, k)
+        if m is None:
+            return None
+        op, k = m[0], m.end()
+        if op in _FTS_OPS and text.startswith("(", k):
+            lang = _IDENTIFIER.match(text, k + 1)
+            language = None if lang is None or not text.startswith(")", lang.end()) else _identifier_text(lang[0])
+            if lang is None or language is None:
+                return None
+            k = lang.end() + 1
+        elif op in _QUANT_OPS and text.startswith(("(any)", "(all)"), k):
+            quantifier, k = text[k + 1:k + 4], k + 5
+        elif op not in _SIMPLE_OPS and op not in _QUANT_OPS and op not in _FTS_OPS and op != "isdistinct":
+            return None
+        if not text.startswith(".", k):
+            return None
+        value, k = _logic_value_at(text, k + 1)
+    try:
+        return _filter(fld, [negate, (op, value, quantifier, language)]), k
+    except _Bound:  # the grammar gives the error
+        return None
+
+
+def _logic_at(text: str, i: int, depth: int) -> tuple[Logic | Filter, int] | None:
+    head = _LOGIC_HEAD.match(text, i)
+    if head is None:
+        return _logic_filter_at(text, i)
+    if depth >= MAX_NESTING:
+        return None
+    k = _blanks(text, head.end())
+    children: list[Logic | Filter] = []
+    while True:
+        child = _logic_at(text, k, depth + 1)
+        if child is None:
+            return None
+        children.append(child[0])
+        k = child[1]
+        j = _blanks(text, k)
+        if text.startswith(",", j):
+            k = _blanks(text, j + 1)
+        elif j == k and text.startswith(")", k):
+            return Logic(head[2], bool(head[1]), children), _blanks(text, k + 1)
+        else:
+            return None
+
+
+def _read_logic(text: str) -> Logic | Filter | None:
+    read = _logic_at(text, 0, 0)
+    return None if read is None else read[0]  # what follows the tree is ignored, as by the grammar
+
+
+# The grammar costs up to ~35 µs per character (nested embeds, errors at the end): it reads
+# long values only in a worker thread (below), and none past MAX_GRAMMAR_CHARS, a bound of
+# ours: the direct readings take values of any length, so only a long value in an unusual
+# form or with an error meets it, answered PGRST100 like PostgREST, in other words.
+MAX_GRAMMAR_CHARS = 8 * 1024
+INLINE_GRAMMAR_CHARS = 128  # on the event loop, the grammar reads values up to this length (a few ms)
+_ON_EVENT_LOOP: ContextVar[bool] = ContextVar("rest_query_on_event_loop", default=False)
+
+
+class _Costly(Exception):
+    """A value only the grammar reads, too long to be read on the event loop."""
+
+
 def _run(parser: P.Parser, where: str, text: str, shown: str | None = None) -> Any:
     """parser over text, or PGRST100 in PostgREST's words: "failed to parse <where> (<the
     parameter>)" at Parsec's line and column, the details being Parsec's message."""
+    if len(text) > MAX_GRAMMAR_CHARS:
+        raise errors.parse_error(where, text if shown is None else shown, 1,
+                                 f"values longer than {MAX_GRAMMAR_CHARS} characters are accepted only in their usual form")
+    if len(text) > INLINE_GRAMMAR_CHARS and _ON_EVENT_LOOP.get():
+        raise _Costly
     try:
         ok, value, err = P.run(parser, text)
     except _Bound as exc:
@@ -471,24 +888,29 @@ def _run(parser: P.Parser, where: str, text: str, shown: str | None = None) -> A
 # ever-changing filter values, and the grammar's backtracking makes a long select cost about
 # a millisecond. Entries are shared, never changed (like the QueryParams holding them).
 _VALUES = BoundedStore(4096, 8 * 1024 * 1024)
+_STORES_LOCK = threading.Lock()  # query strings are also parsed in worker threads: one writer at a time
 
 
-def _parsed(parser: P.Parser, where: str, text: str, shown: str | None = None) -> Any:
+def _parsed(parser: P.Parser, read: Callable[[str], Any], where: str, text: str, shown: str | None = None) -> Any:
+    """A parameter's value: read directly when it can be, else by the grammar."""
     key = (where, text)
     hit = _VALUES.entries.get(key)
     if hit is None:
-        hit = _run(parser, where, text, shown)
-        _VALUES.put(key, hit, 16 * len(text) + ENTRY_OVERHEAD)  # the text and the objects parsed from it
+        hit = read(text)
+        if hit is None:
+            hit = _run(parser, where, text, shown)
+        with _STORES_LOCK:
+            _VALUES.put(key, hit, 16 * len(text) + ENTRY_OVERHEAD)  # the text and the objects parsed from it
     return hit
 
 
 def parse_select(text: str) -> list[SelectItem]:
-    items: list[SelectItem] = _parsed(_forest, "select parameter", text)
+    items: list[SelectItem] = _parsed(_forest, _read_select, "select parameter", text)
     return items
 
 
 def parse_order(text: str) -> list[OrderTerm]:
-    terms: list[OrderTerm] = _parsed(_order, "order", text)
+    terms: list[OrderTerm] = _parsed(_order, _read_order, "order", text)
     return terms
 
 
@@ -499,6 +921,9 @@ _PLAIN_OPERATION = re.compile(r"(not\.)?(eq|neq|gte?|lte?|i?like|i?match|cs|cd|o
                               re.S)
 _PLAIN_IS = re.compile(r"(not\.)?is\.(null|not_null|true|false|unknown)", re.S)
 _PLAIN_IN = re.compile(r'(not\.)?in\.\(((?:[^"\s,)][^",)]*)?(?:,[^",)]*)*)\)', re.S)
+_IN_LIST = re.compile(r"(not\.)?in\.")
+# What an operator begins with once the grammar has consumed it (a GET /rpc argument cannot)
+_OPERATOR_BEGUN = ("not.", "in.", "is.", "isdistinct.")
 
 
 def _key_path(key: str) -> tuple[Path, Field]:
@@ -522,7 +947,12 @@ def _parse_filter(key: str, value: str, is_rpc_read: bool) -> tuple[Path, Field,
         if plain[0].startswith(("is", "not.is")):
             return path, fld, Filter(fld, "is", plain[2], bool(plain[1]))
         return path, fld, Filter(fld, "in", plain[2].split(",") if plain[2] else [], bool(plain[1]))
-    if is_rpc_read:  # `pOpExpr <|> pure (NoOpExpr v)`: an argument unless an operator was begun
+    listed = _IN_LIST.match(value)
+    in_list = None if listed is None else _list_at(value, listed.end())  # quoted elements
+    if listed is not None and in_list is not None:
+        return path, fld, Filter(fld, "in", in_list[0], bool(listed[1]))
+    if is_rpc_read and not value.startswith(_OPERATOR_BEGUN):
+        # `pOpExpr <|> pure (NoOpExpr v)`: an argument unless an operator was begun
         consumed, ok, _, _, _ = _op_expr(P.State(value), 0)
         if not ok and not consumed:
             return path, fld, None
@@ -539,7 +969,7 @@ def _logic(key: str, value: str) -> tuple[Path, Logic]:
     names: list[str] = _run(_logic_path, "logic path", key)
     op = names[-1]
     negated = "not" in names
-    tree = _parsed(_logic_tree, "logic tree", ("not." if negated else "") + op + value, value)
+    tree = _parsed(_logic_tree, _read_logic, "logic tree", ("not." if negated else "") + op + value, value)
     path = tuple(name for name in names[:-1] if name != "not")
     if isinstance(tree, Filter):  # `or=.eq.1` reads as a filter on a column named "or"
         tree = Logic("and", False, [tree])
@@ -626,7 +1056,7 @@ def parse_query(query_string: str, is_rpc_read: bool = False) -> QueryParams:
             qp.logic.setdefault(path, []).append(tree)
     columns = lookup("columns")
     if columns is not None:
-        qp.columns = list(dict.fromkeys(_parsed(_names, "columns parameter", columns)))
+        qp.columns = list(dict.fromkeys(_parsed(_names, _read_names, "columns parameter", columns)))
     select = lookup("select")
     qp.has_select = any(key == "select" for key, _ in pairs)
     if select is not None:
@@ -640,7 +1070,7 @@ def parse_query(query_string: str, is_rpc_read: bool = False) -> QueryParams:
                 qp.filters.setdefault(path, []).append(flt)
     on_conflict = lookup("on_conflict")
     if on_conflict is not None:
-        qp.on_conflict = _parsed(_names, "on_conflict parameter", on_conflict)
+        qp.on_conflict = _parsed(_names, _read_names, "on_conflict parameter", on_conflict)
     for key, value in given:
         word = last_word(key)
         if word in ("limit", "offset"):
@@ -890,7 +1320,7 @@ async def parse(method: str, path: str, query_string: str, headers: Mapping[str,
         raise errors.invalid_resource_path()
     media = _accepted(headers.get("accept"), plan_enabled)
     prefer = _preferences(headers.get("prefer"))
-    query = parsed_query(query_string, action == "call" and read) if action != "schema" else QueryParams()
+    query = await _query_params(query_string, action == "call" and read) if action != "schema" else QueryParams()
     rng = None
     if (action == "read" or (action == "call" and method == "GET")) and headers.get("range-unit", "items") == "items":
         rng = parse_range(headers.get("range"))
@@ -928,13 +1358,34 @@ def _preferences(header: str | None) -> Prefer:
 _QUERIES = BoundedStore(4096, 8 * 1024 * 1024)
 
 
+# Query strings up to this size parse on the event loop (the direct readings take at most a few
+# ms there); longer ones, and those with a long value only the grammar reads, in a worker thread.
+INLINE_QUERY_BYTES = 4 * 1024
+
+
+async def _query_params(query_string: str, is_rpc_read: bool) -> QueryParams:
+    hit: QueryParams | None = _QUERIES.entries.get((query_string, is_rpc_read))
+    if hit is not None:
+        return hit
+    if len(query_string) <= INLINE_QUERY_BYTES:
+        on_loop = _ON_EVENT_LOOP.set(True)
+        try:
+            return parsed_query(query_string, is_rpc_read)
+        except _Costly:
+            pass
+        finally:
+            _ON_EVENT_LOOP.reset(on_loop)
+    return await asyncio.to_thread(parsed_query, query_string, is_rpc_read)
+
+
 def parsed_query(query_string: str, is_rpc_read: bool) -> QueryParams:
     key = (query_string, is_rpc_read)
     hit: QueryParams | None = _QUERIES.entries.get(key)
     if hit is None:
         hit = parse_query(query_string, is_rpc_read)
         # the text, and its values parsed into Python objects (about twice the text)
-        _QUERIES.put(key, hit, 3 * len(query_string) + ENTRY_OVERHEAD)
+        with _STORES_LOCK:
+            _QUERIES.put(key, hit, 3 * len(query_string) + ENTRY_OVERHEAD)
     return hit
 
 
