@@ -1,20 +1,10 @@
 // postgrest-js select strings for PostgREST's embedding features (computed relationships,
 // to-many spreads, null-embed filters in or(), empty embeds), over tests/rest/fixture_embeds.sql.
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import { env, client } from './support.mjs';
+import { client } from './support.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const python = existsSync(path.join(repo, '.venv/bin/python')) ? path.join(repo, '.venv/bin/python') : 'python3';
 const anon = client();
-
-before(() => {
-  execFileSync(python, ['-m', 'tests.rest.fixture', env.databaseUrl, env.url, env.anonKey], { cwd: repo, stdio: 'inherit' });
-});
 
 const ok = ({ data, error }) => { assert.equal(error, null); return data; };
 

@@ -1,22 +1,11 @@
 // The unmodified supabase-js query builder (postgrest-js) against /rest/v1, over the REST
 // fixture schema (tests/rest/fixture.sql + fixture_parse.sql): what the client builds with
 // names, blanks, quotes and ranges, read as PostgREST's grammar reads it.
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import { env, client } from './support.mjs';
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const python = existsSync(path.join(repo, '.venv/bin/python')) ? path.join(repo, '.venv/bin/python') : 'python3';
+import { client } from './support.mjs';
 
 const anon = client();
-
-before(() => {
-  execFileSync(python, ['-m', 'tests.rest.fixture', env.databaseUrl, env.url, env.anonKey], { cwd: repo, stdio: 'inherit' });
-});
 
 const ids = ({ data, error }) => { assert.equal(error, null); return data.map((r) => r.id); };
 

@@ -1,23 +1,12 @@
 // The unmodified supabase-js query builder (postgrest-js) calling functions over /rest/v1:
 // GET and HEAD on any function (read-only, as PostgREST), counts, pages, overloads, the one
 // unnamed json parameter (tests/rest/fixture_rpc.sql).
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import { env, client, serviceClient } from './support.mjs';
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const python = existsSync(path.join(repo, '.venv/bin/python')) ? path.join(repo, '.venv/bin/python') : 'python3';
+import { client, serviceClient } from './support.mjs';
 
 const anon = client();
 const service = serviceClient();
-
-before(() => {
-  execFileSync(python, ['-m', 'tests.rest.fixture', env.databaseUrl, env.url, env.anonKey], { cwd: repo, stdio: 'inherit' });
-});
 
 test('rpc get: a volatile function, called again and again', async () => {
   for (let i = 0; i < 3; i += 1) {

@@ -1,24 +1,13 @@
 // The unmodified supabase-js query builder (postgrest-js) writing and reading formats against
 // /rest/v1, over the REST fixture schema (tests/rest/fixture.sql and fixture_writes.sql):
 // upsert statuses, missing=default, limited updates, csv(), geojson(), explain(), planned counts.
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import { env, client, serviceClient } from './support.mjs';
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const python = existsSync(path.join(repo, '.venv/bin/python')) ? path.join(repo, '.venv/bin/python') : 'python3';
+import { client, serviceClient } from './support.mjs';
 
 const anon = client();
 const service = serviceClient();
-
-before(() => {
-  execFileSync(python, ['-m', 'tests.rest.fixture', env.databaseUrl, env.url, env.anonKey], { cwd: repo, stdio: 'inherit' });
-});
 
 const unique = (prefix) => `${prefix}-${randomUUID().slice(0, 8)}`;
 

@@ -1,16 +1,10 @@
 // The unmodified supabase-js query builder (postgrest-js) against /rest/v1, over the REST
 // fixture schema (tests/rest/fixture.sql), with RLS on.
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
 import { env, client, serviceClient } from './support.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const python = existsSync(path.join(repo, '.venv/bin/python')) ? path.join(repo, '.venv/bin/python') : 'python3';
 const secret = process.env.SUPALITE_JWT_SECRET || 'super-secret-jwt-token-with-at-least-32-characters-long';
 
 function userToken(sub) {
@@ -27,10 +21,6 @@ function userClient(sub) {
 
 const anon = client();
 const service = serviceClient();
-
-before(() => {
-  execFileSync(python, ['-m', 'tests.rest.fixture', env.databaseUrl, env.url, env.anonKey], { cwd: repo, stdio: 'inherit' });
-});
 
 const titles = ({ data, error }) => { assert.equal(error, null); return data.map((r) => r.title); };
 

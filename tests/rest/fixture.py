@@ -4,7 +4,6 @@ it (the DDL event trigger reloads it)."""
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -52,7 +51,3 @@ def wait_visible(url: str, apikey: str, table: str = "fx_books", timeout: float 
         time.sleep(0.05)
     raise RuntimeError(f"{table} never appeared in the schema cache")
 
-
-if __name__ == "__main__":  # used by the Node suites: python -m tests.rest.fixture DATABASE_URL URL KEY
-    load(sys.argv[1])
-    wait_visible(sys.argv[2], sys.argv[3])
