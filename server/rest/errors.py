@@ -56,11 +56,6 @@ def parse_error(where: str, text: str, column: int, details: str, line: int = 1)
     return ApiError(400, "PGRST100", f'"failed to parse {where} ({text})" (line {line}, column {column})', details)
 
 
-def upsert_without_key(table: str) -> ApiError:
-    return ApiError(400, "PGRST100", "Upsert needs a primary key or on_conflict columns",
-                    f"'{table}' has no primary key")
-
-
 def rpc_method(method: str) -> ApiError:
     return ApiError(405, "PGRST101", f"Cannot use the {method} method on RPC")
 

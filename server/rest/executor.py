@@ -47,7 +47,8 @@ class Tx:
 @dataclass(frozen=True, slots=True)
 class Result:
     """The statement's rows as text. Every statement but EXPLAIN answers one row: total,
-    page_total, body, then the response.headers and response.status settings."""
+    page_total, body, the response.headers and response.status settings, then (upserts
+    only) the rows inserted."""
 
     rows: list[tuple[str | None, ...]]
     estimate: list[tuple[str | None, ...]] | None = None  # the count query's EXPLAIN, when asked
@@ -72,6 +73,12 @@ class Result:
     @property
     def status_setting(self) -> str | None:
         return self.rows[0][4] if self.rows else None
+
+    @property
+    def inserted(self) -> int | None:
+        """The rows an upsert inserted (pgrst.inserted, counted by the statement)."""
+        value = self.rows[0][5] if self.rows and len(self.rows[0]) > 5 else None
+        return None if value is None else int(value)
 
 
 def verdict(tx: Tx, result: Result) -> bool:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Hashable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote
 
 import orjson
@@ -586,11 +586,14 @@ def _cast_at(text: str, i: int) -> tuple[str | None, int] | None:
     return cast, m.end()
 
 
-def _select_items_at(text: str, i: int, depth: int) -> tuple[list[SelectItem], int] | None:
-    """pFieldForest: items separated by `,` with blanks around."""
-    items: list[SelectItem] = []
+_T = TypeVar("_T")
+
+
+def _separated_at(text: str, i: int, read_one: Callable[[str, int], tuple[_T, int] | None]) -> tuple[list[_T], int] | None:
+    """Parsec's sepBy1 with `blanks , blanks` as the separator: the items and where they end."""
+    items: list[_T] = []
     while True:
-        read = _select_item_at(text, i, depth)
+        read = read_one(text, i)
         if read is None:
             return None
         items.append(read[0])
@@ -602,6 +605,11 @@ def _select_items_at(text: str, i: int, depth: int) -> tuple[list[SelectItem], i
             return items, i
         else:  # blanks not followed by `,`: the separator failed after consuming them
             return None
+
+
+def _select_items_at(text: str, i: int, depth: int) -> tuple[list[SelectItem], int] | None:
+    """pFieldForest: items separated by `,` with blanks around."""
+    return _separated_at(text, i, lambda t, k: _select_item_at(t, k, depth))
 
 
 def _select_item_at(text: str, i: int, depth: int) -> tuple[SelectItem, int] | None:
@@ -727,21 +735,8 @@ def _read_order(text: str) -> list[OrderTerm] | None:
 
 def _read_names(text: str) -> list[str] | None:
     """columns and on_conflict: names separated by `,` with blanks around."""
-    names: list[str] = []
-    i = 0
-    while True:
-        head = _name_at(text, i)
-        if head is None:
-            return None
-        names.append(head[0])
-        i = head[1]
-        j = _blanks(text, i)
-        if text.startswith(",", j):
-            i = _blanks(text, j + 1)
-        elif j == i:
-            return names
-        else:
-            return None
+    read = _separated_at(text, 0, _name_at)
+    return None if read is None else read[0]
 
 
 def _logic_value_at(text: str, k: int) -> tuple[str, int]:

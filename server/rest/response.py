@@ -96,7 +96,7 @@ def mutate_answer(plan: MutatePlan, result: Result) -> Answer:
     and deletes 200 with a representation, else 204. Content-Range: `*/total` for creates and
     deletes, the changed range for updates, none for PUT."""
     total, page_total = result.total, result.page_total
-    inserted = inserted_rows(result) if plan.counts_inserted else None
+    inserted = result.inserted if plan.counts_inserted else None
     headers: dict[str, str] = {}
     if plan.mutation == "update":
         headers["content-range"] = content_range(0, page_total, total)
@@ -124,13 +124,6 @@ def location(table: str, pk: list[str], row: dict[str, Any]) -> str:
             return "is.null"
         return "eq." + (v if isinstance(v, str) else orjson.dumps(v).decode())
     return f"/{table}?" + "&".join(quote(k, safe="") + "=" + quote(value(row.get(k)), safe="") for k in pk)
-
-
-def inserted_rows(result: Result) -> int | None:
-    """The rows an upsert inserted (pgrst.inserted), the column after the response settings."""
-    row = result.rows[0] if result.rows else ()
-    value = row[5] if len(row) > 5 else None
-    return None if value is None else int(value)
 
 
 def call_answer(plan: CallPlan, result: Result) -> Answer:

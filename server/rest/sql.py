@@ -318,17 +318,11 @@ class SpreadColumn:
     aggregate_cast: str | None = None
 
 
-def _hoists(node: ReadNode) -> bool:
-    """A to-one spread hands its aggregates to its parent, where they group the parent's rows
-    (PostgREST's hoistSpreadAggFunctions): `...invoices(total.sum())` sums per parent group."""
-    return node.spread and node.to_one
-
-
 def spread_columns(node: ReadNode) -> list[SpreadColumn]:
     """The columns a spread embed adds to its parent, in select order."""
     out: list[SpreadColumn] = []
     for item in node.columns:
-        if item.aggregate and _hoists(node):
+        if item.aggregate and node.hoists:
             out.append(SpreadColumn(item.alias or item.aggregate, item.aggregate, item.aggregate_cast))
         elif item.aggregate:
             out.append(SpreadColumn(item.alias or item.aggregate))
@@ -338,7 +332,7 @@ def spread_columns(node: ReadNode) -> list[SpreadColumn]:
             out.append(SpreadColumn(item.alias or item.field.default_alias))
     for child in node.children:
         if child.spread:
-            out += spread_columns(child) if _hoists(node) else [SpreadColumn(c.name) for c in spread_columns(child)]
+            out += spread_columns(child) if node.hoists else [SpreadColumn(c.name) for c in spread_columns(child)]
         elif not child.empty:
             out.append(SpreadColumn(child.key))
     return out
@@ -346,20 +340,14 @@ def spread_columns(node: ReadNode) -> list[SpreadColumn]:
 
 def groups(node: ReadNode) -> bool:
     """Whether the node's query aggregates: its own aggregates, or those its to-one spreads hoist."""
-    if _hoists(node):
-        return False
-    return node.has_aggregates or any(_hoists(c) and _has_hoisted(c) for c in node.children)
-
-
-def _has_hoisted(node: ReadNode) -> bool:
-    return node.has_aggregates or any(_hoists(c) and _has_hoisted(c) for c in node.children)
+    return not node.hoists and (node.has_aggregates or node.spreads_aggregates)
 
 
 def select_list(node: ReadNode, params: Params) -> tuple[list[sql.Composable], list[int]]:
     """The select items of a node and the 1-based positions to GROUP BY when aggregating."""
     items: list[sql.Composable] = []
     group: list[int] = []
-    hoisting = _hoists(node)
+    hoisting = node.hoists
     # json has no equality: a grouping query carries its embeds as jsonb (as PostgREST always does)
     body_type = "::jsonb" if groups(node) else ""
     for item in node.columns:
@@ -669,12 +657,12 @@ def call_source(fn: Function, args: CallArgs, returns_rows: bool, params: Params
                 Id(p.name), params.add(array_literal(v) if isinstance(v, list) else v), _arg_type(p))
             for p, v in zip(args.params, args.values, strict=True))
     elif args.kind == "json":
-        body = args.body or ""
-        # an object is one row; of an array, only the first element is the arguments
-        to_record = "json_to_record" if body.lstrip(" \t\n\r")[:1] == "{" else "json_to_recordset"
+        # an object is one row; of an array, only the first element is the arguments (decided
+        # in SQL: the cached statement serves every body of the same keys)
         decl = SQL(", ").join(SQL("{} {}").format(Id(p.name), _arg_type(p)) for p in args.params)
-        body_from = SQL(" FROM (SELECT * FROM " + to_record + "({}::json) AS _({}) LIMIT 1) AS _pgrst_body").format(
-            params.add_body(body), decl)
+        body_from = SQL(" FROM (SELECT _pgrst_a.* FROM (SELECT {}::json AS j) AS _pgrst_j, json_to_recordset(CASE WHEN"
+                        " json_typeof(_pgrst_j.j) = 'array' THEN _pgrst_j.j ELSE json_build_array(_pgrst_j.j) END) AS _pgrst_a({})"
+                        " LIMIT 1) AS _pgrst_body").format(params.add_body(args.body or ""), decl)
         call_args = SQL(", ").join(
             SQL("VARIADIC {} := _pgrst_body.{}" if p.mode == "v" else "{} := _pgrst_body.{}").format(Id(p.name), Id(p.name))
             for p in args.params)

@@ -194,3 +194,13 @@ def test_schema_profiles(anon) -> None:
 def test_preference_applied_of_reads_and_calls(anon, prefer: str, applied: str) -> None:
     for path in ("/fx_books?select=id", "/rpc/fx_book_titles"):
         assert anon.get(path, headers={"Prefer": prefer}).headers.get("preference-applied") == applied
+
+
+@pytest.mark.parametrize(("path", "hint"), [
+    ("/fx_bookz", "Perhaps you meant the table 'public.fx_books'"),
+    ("/fx_author", "Perhaps you meant the table 'public.fx_authors'"),
+    ("/zzzzzzzz", None),
+])
+def test_unknown_table_hint_as_postgrest(anon, path: str, hint: str | None) -> None:
+    r = anon.get(path)
+    assert (r.status_code, r.json()["code"], r.json()["hint"]) == (404, "PGRST205", hint)

@@ -23,6 +23,9 @@ CASES = [
     Case("set-offset", "GET", "/rpc/rpc_series?n=5&offset=4", 206, [5], headers=EXACT, expect_headers=_range("4-4/5")),
     Case("set-range-header", "GET", "/rpc/rpc_series?n=5", 206, [2, 3], headers={**EXACT, "Range": "1-2"},
          expect_headers=_range("1-2/5")),
+    # the Range header intersects offset/limit, as on a table (PostgREST's getRanges)
+    Case("set-range-header-and-offset", "GET", "/rpc/rpc_series?n=5&offset=1", 206, [2],
+         headers={**EXACT, "Range": "0-1"}, expect_headers=_range("1-1/5")),
     Case("set-past-the-end", "GET", "/rpc/rpc_series?n=5&offset=7", 416,
          {"code": "PGRST103", "message": "Requested range not satisfiable",
           "details": "An offset of 7 was requested, but there are only 5 rows.", "hint": None}, headers=EXACT),

@@ -18,8 +18,8 @@ from server.rest import errors, fuzzy
 from server.rest.body import dump
 from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
-from server.rest.plan.read import ReadNode, applied_preferences, read_tree
-from server.rest.request import JSON_TYPES, MAX_BIGINT, READ_METHODS, ApiRequest, MediaType
+from server.rest.plan.read import ReadNode, applied_preferences, page, read_tree
+from server.rest.request import JSON_TYPES, READ_METHODS, ApiRequest, MediaType
 from server.rest.schema_cache import Column, Function, Param, SchemaCache, Table
 
 # Content types whose raw body is the argument of a function's one unnamed parameter of this type.
@@ -100,7 +100,7 @@ def plan_call(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> Ca
         if table is None:
             table = Table(fn.schema, fn.name, "f", {c.name: _out_column(c) for c in fn.out_columns})
         tree = read_tree(cache, table, fn.name, query.select, query, config.aggregates_enabled)
-    limit, offset = _page(request)
+    limit, offset = page(request)
     explain = request.media.kind == "plan"
     # GET and HEAD, and any call of a STABLE or IMMUTABLE function, run read-only: a VOLATILE
     # function called by GET that writes fails with PostgreSQL's 25006
@@ -173,19 +173,6 @@ def _positional(param: Param, given: _Given) -> str:
     if given.direct is not None:  # GET: the arguments as one JSON object
         return dump({k: v[-1] for k, v in given.direct.items()})
     return given.json or ""
-
-
-def _page(request: ApiRequest) -> tuple[int | None, int]:
-    """limit and offset of the top level, narrowed by a GET's Range header."""
-    query = request.query
-    offset = query.offset.get((), 0)
-    limit = query.limit.get(())
-    if request.range is not None:
-        range_offset, range_limit = request.range
-        offset = max(offset, range_offset) if () not in query.offset else min(offset + range_offset, MAX_BIGINT)
-        if range_limit is not None:
-            limit = range_limit if limit is None else min(limit, range_limit)
-    return limit, offset
 
 
 def _out_column(p: Param) -> Column:

@@ -5,10 +5,9 @@ of function calls. Raises PostgREST's PGRST1xx/2xx errors for what the schema ca
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 
-from server.rest import errors
+from server.rest import errors, fuzzy
 from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
 from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, EmbedItem, Filter, Logic, MediaType, OrderTerm, Path,
@@ -42,6 +41,17 @@ class ReadNode:
         return self.rel is not None and self.rel.cardinality in ("m2o", "o2o")
 
     @property
+    def hoists(self) -> bool:
+        """A to-one spread hands its aggregates to its parent, where they group the parent's
+        rows (PostgREST's hoistSpreadAggFunctions): `...invoices(total.sum())` sums per group."""
+        return self.spread and self.to_one
+
+    @property
+    def spreads_aggregates(self) -> bool:
+        """Whether aggregates rise into this node from its to-one spreads (at any depth)."""
+        return any(c.hoists and (c.has_aggregates or c.spreads_aggregates) for c in self.children)
+
+    @property
     def spread_to_many(self) -> bool:
         """`...messages(id)` on a to-many relationship: each column becomes an array."""
         return self.spread and not self.to_one
@@ -70,9 +80,9 @@ def find_table(cache: SchemaCache, schema: str, name: str) -> Table:
 
 
 def _close_table_hint(cache: SchemaCache, schema: str, name: str) -> str | None:
-    names = [n for (s, n) in cache.tables if s == schema]
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
-    return f"Perhaps you meant the table '{schema}.{close[0]}'" if close else None
+    """PostgREST's tableNotFoundHint: the table of the schema most like `name`."""
+    close = fuzzy.closest(name, [n for (s, n) in cache.tables if s == schema])
+    return f"Perhaps you meant the table '{schema}.{close}'" if close else None
 
 
 def find_relationship(cache: SchemaCache, parent: Table, embed: EmbedItem) -> Relationship:
@@ -138,14 +148,9 @@ def _fill(cache: SchemaCache, node: ReadNode, items: list[SelectItem], aliases: 
         _fill(cache, child, item.items, aliases, aggregates_enabled)
         # `users()` (and embeds holding only such) add nothing: PostgREST's empty embed
         child.empty = not child.columns and all(c.empty for c in child.children)
-        if child.spread_to_many and (child.has_aggregates or _spreads_aggregates(child)):
+        if child.spread_to_many and (child.has_aggregates or child.spreads_aggregates):
             raise errors.not_implemented("Aggregates are not implemented for one-to-many or many-to-many spreads.")
         node.children.append(child)
-
-
-def _spreads_aggregates(node: ReadNode) -> bool:
-    """Whether a to-one spread below `node` has aggregates (they would rise to `node`)."""
-    return any(c.spread and c.to_one and (c.has_aggregates or _spreads_aggregates(c)) for c in node.children)
 
 
 def _find_node(node: ReadNode, path: Path) -> ReadNode:
@@ -214,25 +219,28 @@ def applied_preferences(prefer: Prefer, tx_applied: str | None) -> tuple[str, ..
     return tuple(a for a in applied if a)
 
 
-def _intersect(offset: int, limit: int | None, range_offset: int, range_limit: int | None) -> tuple[int, int | None]:
-    """The rows both limit/offset and the Range header ask for (PostgREST's getRanges:
-    rangeIntersection); none in common is 416. `limit=0` is left alone (it asks for no rows)."""
+def page(request: ApiRequest) -> tuple[int | None, int]:
+    """(limit, offset) of the top level: the rows both limit/offset and the Range header ask
+    for (PostgREST's getRanges: rangeIntersection); none in common is 416. `limit=0` is left
+    alone (it asks for no rows)."""
+    offset = request.query.offset.get((), 0)
+    limit = request.query.limit.get(())
+    if request.range is None or limit == 0:
+        return limit, offset
+    range_offset, range_limit = request.range
     lower = max(offset, range_offset)
     ends = [start + size - 1 for start, size in ((offset, limit), (range_offset, range_limit)) if size is not None]
     upper = min(ends) if ends else None
     if upper is not None and upper < lower:
         raise errors.invalid_range("The lower boundary must be lower than or equal to the upper boundary in the Range header.")
-    return lower, None if upper is None else min(upper - lower + 1, MAX_BIGINT)
+    return (None if upper is None else min(upper - lower + 1, MAX_BIGINT)), lower
 
 
 def plan_read(request: ApiRequest, cache: SchemaCache, config: PlanConfig) -> ReadPlan:
     table = find_table(cache, request.schema, request.target)
     query = request.query
     tree = read_tree(cache, table, table.name, query.select, query, config.aggregates_enabled)
-    offset = query.offset.get((), 0)
-    limit = query.limit.get(())
-    if request.range is not None and limit != 0:
-        offset, limit = _intersect(offset, limit, *request.range)
+    limit, offset = page(request)
     _, tx_applied = config.rollback(request.prefer)  # a read-only transaction changes nothing either way
     applied = applied_preferences(request.prefer, tx_applied)
     count = request.prefer.count
