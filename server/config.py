@@ -50,6 +50,72 @@ def _go_duration(value: str) -> float:
     return sum(float(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(text))
 
 
+def _test_otp(value: str) -> dict[str, str]:
+    """GOTRUE_SMS_TEST_OTP: `phone:otp` pairs, comma separated (envconfig's map form)."""
+    found: dict[str, str] = {}
+    for pair in _csv(value):
+        phone, sep, otp = pair.partition(":")
+        digits = phone.strip().removeprefix("+")
+        if not sep or not digits.isdigit() or not otp.strip().isdigit():
+            raise ValueError(f"not a phone:otp pair: {pair!r}")
+        found[digits] = otp.strip()
+    return found
+
+
+def _otp_length(value: str) -> int:
+    length = int(value)
+    return length if 6 <= length <= 10 else 6  # GoTrue's ApplyDefaults
+
+
+def _required_characters(value: str) -> tuple[str, ...]:
+    """GoTrue's PasswordRequiredCharacters: sets separated by `:`, `\\:` is a colon in a set."""
+    parts = value.split(":")
+    for i in range(len(parts) - 1):
+        if parts[i].endswith("\\"):
+            parts[i] = parts[i][:-1] + ":" + parts[i + 1]
+            parts[i + 1] = ""
+    return tuple(part for part in parts if part)
+
+
+@dataclass(frozen=True)
+class OAuthProvider:
+    """An external OAuth/OIDC provider (GoTrue's OAuthProviderConfiguration)."""
+
+    name: str
+    enabled: bool = False
+    client_id: tuple[str, ...] = ()  # the first is used to sign in; all are accepted as id_token audiences
+    secret: str = ""
+    redirect_uri: str = ""
+    url: str = ""  # the OIDC issuer (discovery at <url>/.well-known/openid-configuration)
+    skip_nonce_check: bool = False
+
+
+_PROVIDER_FIELD = re.compile(r"GOTRUE_EXTERNAL_([A-Z0-9_]+?)_(ENABLED|CLIENT_ID|SECRET|REDIRECT_URI|URL|SKIP_NONCE_CHECK)")
+# GOTRUE_EXTERNAL_* names that are not OAuth providers.
+_NOT_PROVIDERS = ("EMAIL", "PHONE", "ANONYMOUS_USERS", "WEB3_SOLANA", "WEB3_ETHEREUM", "FLOW_STATE_EXPIRY",
+                  "ALLOWED_ID_TOKEN_ISSUERS", "IOS_BUNDLE", "REDIRECT")
+
+
+def auth_providers(env: dict[str, str]) -> dict[str, OAuthProvider]:
+    """`GOTRUE_EXTERNAL_KEYCLOAK_CLIENT_ID=x` and its siblings -> {"keycloak": OAuthProvider(...)}."""
+    found: dict[str, dict[str, object]] = {}
+    for key, value in env.items():
+        match = _PROVIDER_FIELD.fullmatch(key)
+        if match is None or match[1] in _NOT_PROVIDERS:
+            continue
+        name, attribute = match[1].lower(), match[2].lower()
+        parsed: object = value.strip()
+        if attribute in ("enabled", "skip_nonce_check"):
+            try:
+                parsed = _bool(value)
+            except ValueError:
+                raise ConfigError(f"invalid value {value!r} for {key}") from None
+        elif attribute == "client_id":
+            parsed = _csv(value)
+        found.setdefault(name, {"name": name})[attribute] = parsed
+    return {name: OAuthProvider(**values) for name, values in sorted(found.items())}  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Setting:
     env: str
@@ -91,6 +157,43 @@ SETTINGS: dict[str, Setting] = {
     "sessions_timebox": Setting("SUPALITE_AUTH_SESSIONS_TIMEBOX", "0", "Sessions end this long after sign-in (Go duration, e.g. 720h; 0: never)"),
     "sessions_inactivity_timeout": Setting("SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT", "0", "Sessions end after this long without a token refresh (Go duration, e.g. 168h; 0: never)"),
     "rate_limits_enabled": Setting("SUPALITE_RATE_LIMITS", "true", "Apply GoTrue-style rate limits"),
+    "rate_limit_email_sent": Setting("SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT", "30", "Auth mails sent per hour, whole server"),
+    "rate_limit_sms_sent": Setting("SUPALITE_AUTH_RATE_LIMIT_SMS_SENT", "30", "Auth SMS sent per hour, whole server"),
+    "rate_limit_anonymous_users": Setting("SUPALITE_AUTH_RATE_LIMIT_ANONYMOUS_USERS", "30", "Anonymous sign-ins per hour per IP"),
+    "rate_limit_token_refresh": Setting("SUPALITE_AUTH_RATE_LIMIT_TOKEN_REFRESH", "150", "Token refreshes per 5 minutes per IP"),
+    "rate_limit_sign_in_sign_ups": Setting("SUPALITE_AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS", "30", "Sign-ups, and sign-ins (counted apart), per 5 minutes per IP"),
+    "rate_limit_token_verifications": Setting("SUPALITE_AUTH_RATE_LIMIT_TOKEN_VERIFICATIONS", "30", "OTP and magic-link verifications per 5 minutes per IP"),
+    "disable_signup": Setting("GOTRUE_DISABLE_SIGNUP", "false", "Refuse new users (sign-up, OTP and OAuth creation); admins still create them"),
+    "email_enabled": Setting("GOTRUE_EXTERNAL_EMAIL_ENABLED", "true", "Email sign-up and sign-in"),
+    "anonymous_users_enabled": Setting("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", "false", "Anonymous sign-ins"),
+    "phone_enabled": Setting("GOTRUE_EXTERNAL_PHONE_ENABLED", "false", "Phone sign-up and sign-in (SMS OTP)"),
+    "sms_autoconfirm": Setting("GOTRUE_SMS_AUTOCONFIRM", "false", "Phone sign-ups are confirmed without an SMS"),
+    "sms_provider": Setting("GOTRUE_SMS_PROVIDER", "", "SMS sender: empty (dev inbox on a dev server) or hook (GOTRUE_HOOK_SEND_SMS_URI)"),
+    "sms_test_otp": Setting("GOTRUE_SMS_TEST_OTP", "", "Fixed OTPs for test numbers, e.g. 15555550100:123456,15555550101:654321; no SMS is sent to them"),
+    "sms_otp_exp": Setting("GOTRUE_SMS_OTP_EXP", "60", "SMS OTP lifetime in seconds"),
+    "sms_otp_length": Setting("GOTRUE_SMS_OTP_LENGTH", "6", "SMS OTP digits (6 to 10)"),
+    "sms_template": Setting("GOTRUE_SMS_TEMPLATE", "Your code is {{ .Code }}", "SMS text; {{ .Code }} is the OTP"),
+    "hook_send_sms_uri": Setting("GOTRUE_HOOK_SEND_SMS_URI", "", "Send SMS hook: an http(s) URL receiving {user, sms} (Standard Webhooks signed)"),
+    "hook_send_sms_secrets": Setting("GOTRUE_HOOK_SEND_SMS_SECRETS", "", "Send SMS hook secrets, v1,whsec_<base64> separated by |"),
+    "password_min_length": Setting("GOTRUE_PASSWORD_MIN_LENGTH", "6", "Shortest password accepted (at least 6)"),
+    "password_required_characters": Setting("GOTRUE_PASSWORD_REQUIRED_CHARACTERS", "", "Character sets a password must each draw from, separated by : (\\: for a colon)"),
+    "secure_password_change": Setting("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", "false", "A password change needs a reauthentication nonce unless signed in within 24 hours"),
+    "manual_linking_enabled": Setting("GOTRUE_SECURITY_MANUAL_LINKING_ENABLED", "false", "Users may link and unlink identities themselves"),
+    "uri_allow_list": Setting("GOTRUE_URI_ALLOW_LIST", "", "Redirect URLs allowed besides the site URL (comma separated, * and ** globs)"),
+    "mfa_totp_enroll_enabled": Setting("GOTRUE_MFA_TOTP_ENROLL_ENABLED", "true", "Users may enroll TOTP factors"),
+    "mfa_totp_verify_enabled": Setting("GOTRUE_MFA_TOTP_VERIFY_ENABLED", "true", "TOTP factors may be verified"),
+    "mfa_phone_enroll_enabled": Setting("GOTRUE_MFA_PHONE_ENROLL_ENABLED", "false", "Users may enroll phone (SMS) factors"),
+    "mfa_phone_verify_enabled": Setting("GOTRUE_MFA_PHONE_VERIFY_ENABLED", "false", "Phone factors may be verified"),
+    "mfa_web_authn_enroll_enabled": Setting("GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", "false", "Users may enroll WebAuthn factors"),
+    "mfa_web_authn_verify_enabled": Setting("GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED", "false", "WebAuthn factors may be verified"),
+    "mfa_max_enrolled_factors": Setting("GOTRUE_MFA_MAX_ENROLLED_FACTORS", "10", "Factors a user may hold"),
+    "mfa_challenge_expiry": Setting("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "300", "Seconds an MFA challenge stays valid (at least 300)"),
+    "webauthn_rp_id": Setting("GOTRUE_WEBAUTHN_RP_ID", "", "WebAuthn relying-party id (a domain). Default: the site URL's host"),
+    "webauthn_rp_display_name": Setting("GOTRUE_WEBAUTHN_RP_DISPLAY_NAME", "", "WebAuthn relying-party name. Default: the relying-party id"),
+    "webauthn_rp_origins": Setting("GOTRUE_WEBAUTHN_RP_ORIGINS", "", "Origins WebAuthn ceremonies may come from (comma separated). Default: the site URL"),
+    "passkey_enabled": Setting("GOTRUE_PASSKEY_ENABLED", "false", "Passkey sign-in and registration"),
+    "flow_state_expiry": Setting("GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "300s", "PKCE and OAuth flow lifetime (Go duration, at least 300s)"),
+    "oauth_server_enabled": Setting("GOTRUE_OAUTH_SERVER_ENABLED", "false", "OAuth 2.1 server: /admin/oauth/clients"),
     "smtp_url": Setting("SUPALITE_SMTP_URL", "", "smtp://user:pass@host:port to send mail; empty: the dev inbox at /inbox on a dev server, no mail otherwise"),
     "storage_backend": Setting("STORAGE_BACKEND", "file", "file or s3"),
     "storage_s3_endpoint": Setting("STORAGE_S3_ENDPOINT", "", "S3/MinIO endpoint URL"),
@@ -109,6 +212,19 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "mailer_autoconfirm": _bool, "max_sessions_per_user": int, "rate_limits_enabled": _bool,
     "file_size_limit": int, "rest_max_body_bytes": int,
     "sessions_timebox": _go_duration, "sessions_inactivity_timeout": _go_duration,
+    "rate_limit_email_sent": int, "rate_limit_sms_sent": int, "rate_limit_anonymous_users": int,
+    "rate_limit_token_refresh": int, "rate_limit_sign_in_sign_ups": int, "rate_limit_token_verifications": int,
+    "disable_signup": _bool, "email_enabled": _bool, "anonymous_users_enabled": _bool, "phone_enabled": _bool,
+    "sms_autoconfirm": _bool, "sms_test_otp": lambda v: _test_otp(v), "sms_otp_exp": int,
+    "sms_otp_length": lambda v: _otp_length(v),
+    "password_min_length": lambda v: max(int(v), 6),
+    "password_required_characters": lambda v: _required_characters(v),
+    "secure_password_change": _bool, "manual_linking_enabled": _bool, "uri_allow_list": _csv,
+    "mfa_totp_enroll_enabled": _bool, "mfa_totp_verify_enabled": _bool, "mfa_phone_enroll_enabled": _bool,
+    "mfa_phone_verify_enabled": _bool, "mfa_web_authn_enroll_enabled": _bool, "mfa_web_authn_verify_enabled": _bool,
+    "mfa_max_enrolled_factors": int, "mfa_challenge_expiry": lambda v: max(float(v), 300.0),
+    "webauthn_rp_origins": _csv, "passkey_enabled": _bool,
+    "flow_state_expiry": lambda v: max(_go_duration(v), 300.0), "oauth_server_enabled": _bool,
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
@@ -148,6 +264,43 @@ class Settings:
     sessions_timebox: float = 0.0  # seconds; 0: off
     sessions_inactivity_timeout: float = 0.0  # seconds; 0: off
     rate_limits_enabled: bool = True
+    rate_limit_email_sent: int = 30  # per hour
+    rate_limit_sms_sent: int = 30  # per hour
+    rate_limit_anonymous_users: int = 30  # per hour
+    rate_limit_token_refresh: int = 150  # per 5 minutes
+    rate_limit_sign_in_sign_ups: int = 30  # per 5 minutes
+    rate_limit_token_verifications: int = 30  # per 5 minutes
+    disable_signup: bool = False
+    email_enabled: bool = True
+    anonymous_users_enabled: bool = False
+    phone_enabled: bool = False
+    sms_autoconfirm: bool = False
+    sms_provider: str = ""
+    sms_test_otp: dict[str, str] = field(default_factory=dict)  # phone (digits only) -> OTP
+    sms_otp_exp: int = 60
+    sms_otp_length: int = 6
+    sms_template: str = "Your code is {{ .Code }}"
+    hook_send_sms_uri: str = ""
+    hook_send_sms_secrets: str = ""
+    password_min_length: int = 6
+    password_required_characters: tuple[str, ...] = ()
+    secure_password_change: bool = False
+    manual_linking_enabled: bool = False
+    uri_allow_list: tuple[str, ...] = ()
+    mfa_totp_enroll_enabled: bool = True
+    mfa_totp_verify_enabled: bool = True
+    mfa_phone_enroll_enabled: bool = False
+    mfa_phone_verify_enabled: bool = False
+    mfa_web_authn_enroll_enabled: bool = False
+    mfa_web_authn_verify_enabled: bool = False
+    mfa_max_enrolled_factors: int = 10
+    mfa_challenge_expiry: float = 300.0  # seconds
+    webauthn_rp_id: str = ""
+    webauthn_rp_display_name: str = ""
+    webauthn_rp_origins: tuple[str, ...] = ()
+    passkey_enabled: bool = False
+    flow_state_expiry: float = 300.0  # seconds
+    oauth_server_enabled: bool = False
     smtp_url: str = ""
     storage_backend: str = "file"
     storage_s3_endpoint: str = ""
@@ -159,6 +312,8 @@ class Settings:
     log_level: str = "info"
     # SUPALITE_APP_<NAME> variables: database settings `app.<name>` the app's SQL reads.
     app_settings: dict[str, str] = field(default_factory=dict)
+    # GOTRUE_EXTERNAL_<NAME>_* variables: the external OAuth/OIDC providers, by lower-case name.
+    auth_providers: dict[str, OAuthProvider] = field(default_factory=dict)
 
     @property
     def api_url(self) -> str:
@@ -216,8 +371,14 @@ def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = P
         raise ConfigError(f"STORAGE_BACKEND must be 'file' or 's3', not {values['storage_backend']!r}")
     if values["db_tx_end"] not in ("commit", "commit-allow-override", "rollback", "rollback-allow-override"):
         raise ConfigError(f"invalid value {values['db_tx_end']!r} for PGRST_DB_TX_END")
+    if values["sms_provider"] not in ("", "hook"):
+        raise ConfigError(f"GOTRUE_SMS_PROVIDER must be empty or 'hook', not {values['sms_provider']!r}")
+    if values["sms_provider"] == "hook" and not values["hook_send_sms_uri"]:
+        raise ConfigError("GOTRUE_SMS_PROVIDER=hook needs GOTRUE_HOOK_SEND_SMS_URI")
     values["app_settings"] = app_settings(env)
-    assert {f.name for f in fields(Settings)} == set(SETTINGS) | {"app_settings"}, "Settings and SETTINGS disagree"
+    values["auth_providers"] = auth_providers(env)
+    assert {f.name for f in fields(Settings)} == set(SETTINGS) | {"app_settings", "auth_providers"}, \
+        "Settings and SETTINGS disagree"
     return Settings(**values)  # type: ignore[arg-type]
 
 

@@ -48,6 +48,7 @@ def base_settings(database_url: str, **overrides: object) -> Settings:
         "DATABASE_URL": database_url,
         "SUPALITE_PROJECT_DIR": str(REPO),
         "SUPALITE_RATE_LIMITS": "false",
+        "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true",
     }
     settings = load_settings(env, dotenv=None)
     return settings.with_overrides(**overrides)
@@ -143,7 +144,9 @@ def start_server(database_url: str | None, *, extra_env: dict[str, str] | None =
     log_dir = scratch_dir("supalite-log-")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_"))}
     env.pop("DATABASE_URL", None)
-    env.update({"SUPALITE_PROJECT_DIR": str(REPO), "SUPALITE_RATE_LIMITS": "false", "SUPALITE_LOG_LEVEL": "warning"})
+    # Anonymous sign-ins are off by default, as in GoTrue; the suites sign in anonymously.
+    env.update({"SUPALITE_PROJECT_DIR": str(REPO), "SUPALITE_RATE_LIMITS": "false", "SUPALITE_LOG_LEVEL": "warning",
+                "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true"})
     if database_url:
         env["DATABASE_URL"] = database_url
     # Each server gets its own data dir (stored objects, secrets) unless the test shares one.

@@ -4,35 +4,58 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from server.auth import admin, logout, signup, token, user, verify
+from server.auth import (
+    admin,
+    external,
+    invite,
+    logout,
+    mfa,
+    oauth_clients,
+    passkeys,
+    reauthenticate,
+    signup,
+    token,
+    user,
+    verify,
+)
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, error_response, not_found
 from server.auth.http import json_response
 from server.auth.ratelimit import RateLimiter
-from server.auth.service import AuthService
+from server.auth.service import AuthService, Handler, RouteSpec
 from server.context import AppContext
 from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
 
 VERSION = "v2.170.0-supalite"
 log = logging.getLogger("supalite.auth")
-Handler = Callable[[AuthService, Request], Awaitable[Response]]
+# GoTrue's /settings lists these providers whether configured or not.
+_LISTED_PROVIDERS = (
+    "apple", "azure", "bitbucket", "discord", "facebook", "figma", "fly", "github", "gitlab", "google",
+    "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "slack", "slack_oidc", "snapchat", "spotify",
+    "twitch", "twitter", "workos", "zoom")
 
 
-def settings_body(svc: AuthService) -> dict[str, object]:
-    external = {name: False for name in (
-        "apple", "azure", "bitbucket", "discord", "facebook", "figma", "github", "gitlab", "google",
-        "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "slack", "slack_oidc", "spotify",
-        "twitch", "twitter", "workos", "zoom", "phone", "saml")}
-    external.update({"anonymous_users": True, "email": True})
-    return {"external": external, "disable_signup": False,
-            "mailer_autoconfirm": svc.ctx.settings.mailer_autoconfirm, "phone_autoconfirm": False,
-            "sms_provider": "", "saml_enabled": False}
+def settings_body(svc: AuthService) -> dict[str, Any]:
+    settings = svc.ctx.settings
+    external: dict[str, bool] = {name: False for name in _LISTED_PROVIDERS}
+    external.update({name: provider.enabled for name, provider in settings.auth_providers.items()})
+    external.update({"anonymous_users": settings.anonymous_users_enabled, "email": settings.email_enabled,
+                     "phone": settings.phone_enabled})
+    return {"external": external, "disable_signup": settings.disable_signup,
+            "mailer_autoconfirm": settings.mailer_autoconfirm, "phone_autoconfirm": settings.sms_autoconfirm,
+            "sms_provider": settings.sms_provider, "saml_enabled": False,
+            "saml_private_key_next_configured": False, "passkeys_enabled": settings.passkey_enabled}
+
+
+# Endpoint modules with their own route lists, matched before the core routes below.
+_FEATURE_MODULES = (mfa, passkeys, external, invite, oauth_clients, reauthenticate)
 
 
 def build(ctx: AppContext) -> Starlette:
@@ -68,7 +91,9 @@ def build(ctx: AppContext) -> Starlette:
     def route(path: str, handler: Handler, methods: list[str]) -> Route:
         return Route(path, endpoint(handler), methods=methods)
 
+    feature_routes: list[RouteSpec] = [spec for module in _FEATURE_MODULES for spec in module.ROUTES]
     return Starlette(routes=[
+        *(route(path, handler, methods) for path, handler, methods in feature_routes),
         route("/health", health, ["GET"]),
         route("/settings", settings, ["GET"]),
         route("/.well-known/jwks.json", jwks, ["GET"]),

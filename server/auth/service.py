@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth.errors import bad_request
@@ -21,6 +25,11 @@ _EMAIL = re.compile(
 class AuthService:
     ctx: AppContext
     limiter: RateLimiter
+
+
+Handler = Callable[[AuthService, Request], Awaitable[Response]]
+# An endpoint module's routes: (path, handler, methods), in the order they are matched.
+RouteSpec = tuple[str, Handler, list[str]]
 
 
 def validate_email(email: str) -> str:
