@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from server.config import SETTINGS, ConfigError, Settings, load_settings
+from server.config import SECTIONS, SETTINGS, ConfigError, Settings, load_settings, section_of
 
 Command = Callable[[Settings, argparse.Namespace], int]
 
@@ -239,10 +239,13 @@ def cmd_gen_types(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_config(settings: Settings, args: argparse.Namespace) -> int:
-    print("| Variable | Default | Meaning |\n|---|---|---|")
-    for setting in SETTINGS.values():
-        default = f"`{setting.default}`" if setting.default else "(empty)"
-        print(f"| `{setting.env}` | {default} | {setting.help} |")
+    """Every setting, one Markdown table per section (the README's Configuration tables)."""
+    for number, section in enumerate(SECTIONS):
+        print(f"{chr(10) if number else ''}### {section}\n\n| Variable | Default | Meaning |\n|---|---|---|")
+        for setting in SETTINGS.values():
+            if section_of(setting) == section:
+                default = f"`{setting.default}`" if setting.default else "(empty)"
+                print(f"| `{setting.env}` | {default} | {setting.help} |")
     return 0
 
 

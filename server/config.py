@@ -90,7 +90,9 @@ class OAuthProvider:
     skip_nonce_check: bool = False
 
 
-_PROVIDER_FIELD = re.compile(r"GOTRUE_EXTERNAL_([A-Z0-9_]+?)_(ENABLED|CLIENT_ID|SECRET|REDIRECT_URI|URL|SKIP_NONCE_CHECK)")
+_PROVIDER_FIELD = re.compile(
+    r"GOTRUE_EXTERNAL_([A-Z0-9_]+?)_(ENABLED|CLIENT_ID|SECRET|REDIRECT_URI|URL|SKIP_NONCE_CHECK|API_URL|EMAIL_OPTIONAL)")
+_IGNORED_PROVIDER_FIELDS = ("api_url", "email_optional")  # GoTrue's, for providers that are not OIDC
 # GOTRUE_EXTERNAL_* names that are not OAuth providers.
 _NOT_PROVIDERS = ("EMAIL", "PHONE", "ANONYMOUS_USERS", "WEB3_SOLANA", "WEB3_ETHEREUM", "FLOW_STATE_EXPIRY",
                   "ALLOWED_ID_TOKEN_ISSUERS", "IOS_BUNDLE", "REDIRECT")
@@ -104,6 +106,8 @@ def auth_providers(env: dict[str, str]) -> dict[str, OAuthProvider]:
         if match is None or match[1] in _NOT_PROVIDERS:
             continue
         name, attribute = match[1].lower(), match[2].lower()
+        if attribute in _IGNORED_PROVIDER_FIELDS:
+            continue
         parsed: object = value.strip()
         if attribute in ("enabled", "skip_nonce_check"):
             try:
@@ -393,3 +397,18 @@ def app_settings(env: dict[str, str]) -> dict[str, str]:
             raise ConfigError(f"invalid app setting name {key} (letters, digits and _ only)")
         found[name] = value
     return found
+
+
+# Sections of `supalite config` and of the README's tables, by the service a setting tunes.
+SECTIONS = ("Server and database", "REST (PostgREST)", "Auth (GoTrue)", "Storage")
+
+
+def section_of(setting: Setting) -> str:
+    env = setting.env
+    if env.startswith(("PGRST_", "SUPALITE_REST_")):
+        return "REST (PostgREST)"
+    if env.startswith(("GOTRUE_", "SUPALITE_AUTH_")) or env in ("SUPALITE_RATE_LIMITS", "SUPALITE_SMTP_URL"):
+        return "Auth (GoTrue)"
+    if env.startswith("STORAGE_") or env == "SUPALITE_FILE_SIZE_LIMIT":
+        return "Storage"
+    return "Server and database"
