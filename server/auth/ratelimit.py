@@ -41,6 +41,7 @@ LIMITS = {
     "token_verifications": Limit(30, 300),
     "anonymous_users": Limit(30, 3600),
     "email_sent": Limit(30, 3600),
+    "sms_sent": Limit(30, 3600),
     ACCOUNT_BUCKET: Limit(10, 300),
 }
 # Keys each bucket keeps at most: measured, 50,000 windows take 15 MB with 30-character
@@ -116,6 +117,11 @@ class RateLimiter:
     def check_email(self) -> None:
         if not self.hit("email_sent", "*"):
             raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT, "email rate limit exceeded")
+
+    def check_sms(self) -> None:
+        """Count one SMS about to be sent (the whole server's sms_sent bucket, per hour)."""
+        if not self.hit("sms_sent", "*"):
+            raise too_many_requests(codes.OVER_SMS_SEND_RATE_LIMIT, "SMS rate limit exceeded")
 
     # Password sign-ins per account (the normalized e-mail address).
 
