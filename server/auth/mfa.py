@@ -1,7 +1,321 @@
-"""Multi-factor authentication: /factors enroll, challenge, verify, unenroll (TOTP, phone), admin factors."""
+"""Multi-factor authentication: /factors enroll, challenge, verify, unenroll, and the admin's
+/admin/users/{id}/factors (GoTrue's mfa.go and admin.go).
+
+The shape: each factor type is one `FactorKind` object (server.auth.mfa_factor), registered in
+`KINDS` by its factor_type. The handlers here do what all types share, in GoTrue's order: the
+caller (Bearer token, not banned, not anonymous, its session and that session's aal), the
+factor (the caller's own: another user's is 404), the type's settings gate; then they hand the
+type-specific part to the kind: `enroll` creates the factor and answers its enroll body,
+`challenge` creates a challenge, `verify` checks the answer to one. After a verify this module
+marks the factor verified and raises the session to aal2: the kind's amr method joins the
+session's mfa_amr_claims, the refresh token is swapped for a new one, the user's other
+sessions below aal2 end and unverified factors of the same type go, all in one transaction.
+Unenrolling a verified factor needs an aal2 session; the sessions it raised fall back to aal1.
+
+A new factor type is one module with a FactorKind class and one line in KINDS.
+"""
 
 from __future__ import annotations
 
-from server.auth.service import RouteSpec
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
-ROUTES: list[RouteSpec] = []
+from psycopg import AsyncConnection
+from psycopg.rows import dict_row
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import error_codes as codes
+from server.auth.authn import bearer_claims, load_caller, require_admin
+from server.auth.db import in_transaction
+from server.auth.errors import AuthError, bad_request, forbidden, internal, not_found, unprocessable
+from server.auth.http import Body, json_response, read_body
+from server.auth.mfa_factor import (
+    FACTOR_NOT_FOUND,
+    VERIFIED,
+    FactorKind,
+    FactorRow,
+    MfaCall,
+    challenge_id_of,
+    check_friendly_name,
+    enroll_disabled,
+    go_quote,
+    owned_factor,
+    parse_uuid,
+    user_factors,
+    verify_disabled,
+)
+from server.auth.mfa_json import factor_json
+from server.auth.mfa_phone import PhoneKind, validate_phone
+from server.auth.mfa_totp import TotpKind
+from server.auth.ratelimit import Limit
+from server.auth.service import AuthService, RouteSpec
+from server.auth.session_tokens import new_refresh_token, session_amr, token_response
+from server.auth.user_store import INSTANCE_ID, user_by_id, written_user
+
+__all__ = ["KINDS", "ROUTES", "FactorKind"]
+
+KINDS: dict[str, FactorKind] = {
+    TotpKind.name: TotpKind(),
+    PhoneKind.name: PhoneKind(),
+}
+
+# GoTrue's MFA.RateLimitChallengeAndVerify: 15 challenges or verifies a minute per address.
+RATE_BUCKET = "mfa_challenge_and_verify"
+RATE_LIMIT = Limit(15, 60)
+AAL2 = "aal2"
+T = TypeVar("T")
+BodyGetter = Callable[[], Body]
+
+
+async def _body_later(request: Request) -> BodyGetter:
+    """Read the body now (the connection is free while the client sends it) but answer a
+    malformed one only where GoTrue parses it, after the caller and the factor are checked.
+    A body over the bound is refused at once."""
+    try:
+        body = await read_body(request, allow_empty=True)
+    except AuthError as err:
+        if err.status == 413:
+            raise
+        error = err
+
+        def fail() -> Body:
+            raise error
+        return fail
+    return lambda: body
+
+
+async def _call(svc: AuthService, request: Request, conn: AsyncConnection, claims: Any) -> MfaCall:
+    """GoTrue's requireAuthentication and requireNotAnonymous, with the session's aal."""
+    caller = await load_caller(svc.ctx, conn, claims)
+    if caller.user["is_banned"]:
+        raise forbidden(codes.USER_BANNED, "User is banned")
+    if claims.get("is_anonymous") is True:
+        raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
+    aal = "aal1"
+    if caller.session_id is not None:
+        cur = await conn.execute("select aal from auth.sessions where id = %s", [caller.session_id])
+        row = await cur.fetchone()
+        aal = str(row[0]) if row and row[0] else "aal1"
+    return MfaCall(svc, request, conn, caller.user, caller.session_id, aal)
+
+
+def _kind(factor_type: str) -> FactorKind:
+    kind = KINDS.get(factor_type)
+    if kind is None:
+        raise bad_request(codes.VALIDATION_FAILED, "factor_type needs to be totp, phone, or webauthn")
+    return kind
+
+
+def _rate_limit(svc: AuthService, request: Request) -> None:
+    svc.limiter.limits.setdefault(RATE_BUCKET, RATE_LIMIT)
+    svc.limiter.check(RATE_BUCKET, request)
+
+
+async def _with_factor(svc: AuthService, request: Request,
+                       work: Callable[[MfaCall, FactorRow], Awaitable[T]], *, rate_limited: bool = False) -> T:
+    """Run `work` on the caller's factor named by the path, in one transaction."""
+    claims = bearer_claims(svc.ctx, request)
+
+    async def run(conn: AsyncConnection) -> T:
+        call = await _call(svc, request, conn, claims)
+        factor_id = parse_uuid(request.path_params["factor_id"], "factor_id")
+        factor = await owned_factor(conn, call.user["id"], factor_id, lock=True)
+        if rate_limited:
+            _rate_limit(svc, request)
+        return await work(call, factor)
+
+    return await in_transaction(svc.ctx, run)
+
+
+# -- user endpoints ----------------------------------------------------------------------
+
+
+async def enroll(svc: AuthService, request: Request) -> Response:
+    claims = bearer_claims(svc.ctx, request)
+    body = await _body_later(request)
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        call = await _call(svc, request, conn, claims)
+        if call.session_id is None:
+            raise internal("A valid session and a registered user are required to enroll a factor")
+        params = body()
+        kind = _kind(params.text("factor_type"))
+        if not kind.enroll_enabled(call.settings):
+            raise enroll_disabled(kind)
+        return await kind.enroll(call, params)
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def challenge(svc: AuthService, request: Request) -> Response:
+    body = await _body_later(request)
+
+    async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
+        kind = _kind(factor["factor_type"])
+        if not kind.verify_enabled(call.settings):
+            raise unprocessable(f"mfa_{kind.name}_verify_not_enabled", f"MFA verification is disabled for {kind.label}")
+        return await kind.challenge(call, factor, body)
+
+    return json_response(request, await _with_factor(svc, request, work, rate_limited=True))
+
+
+async def verify(svc: AuthService, request: Request) -> Response:
+    body = await _body_later(request)
+
+    async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
+        params = body()
+        challenge_id = challenge_id_of(params)
+        if not params.text("code") and factor["factor_type"] != "webauthn":
+            raise bad_request(codes.VALIDATION_FAILED, "Code needs to be non-empty")
+        kind = _kind(factor["factor_type"])
+        if not kind.verify_enabled(call.settings):
+            raise verify_disabled(kind)
+        await kind.verify(call, factor, challenge_id, params)
+        return await _verified(call, factor, kind)
+
+    return json_response(request, await _with_factor(svc, request, work, rate_limited=True))
+
+
+async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[str, Any]:
+    """After a right answer (GoTrue's verify*Factor transaction and updateMFASessionAndClaims)."""
+    conn, user_id = call.conn, call.user["id"]
+    if factor["status"] != VERIFIED:
+        await conn.execute("update auth.mfa_factors set status = 'verified', updated_at = now() where id = %s",
+                           [factor["id"]])
+    user = await written_user(conn, user_id)
+    if call.session_id is None:
+        raise internal("Cannot read SessionId claim as UUID")
+    session_id = call.session_id
+    await conn.execute(
+        "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
+        " values (%s, now(), now(), %s, gen_random_uuid())"
+        " on conflict (session_id, authentication_method) do update set updated_at = now()",
+        [session_id, kind.amr_method])
+    refresh = await _swap_refresh_token(conn, session_id, user_id)
+    await conn.execute("update auth.sessions set aal = 'aal2', factor_id = %s, updated_at = now() where id = %s",
+                       [factor["id"], session_id])
+    response = token_response(call.svc.ctx, user, session_id, refresh, await session_amr(conn, session_id), AAL2)
+    # Sessions that never reached aal2 end: the factor now guards the account.
+    await conn.execute("delete from auth.sessions where user_id = %s and (aal is null or aal < 'aal2')", [user_id])
+    await conn.execute("delete from auth.mfa_factors where user_id = %s and status = 'unverified' and factor_type = %s",
+                       [user_id, factor["factor_type"]])
+    return response
+
+
+async def _swap_refresh_token(conn: AsyncConnection, session_id: uuid.UUID, user_id: uuid.UUID) -> str:
+    """GoTrue's GrantRefreshTokenSwap: the session's current token is revoked and replaced."""
+    token = new_refresh_token()
+    await conn.execute(
+        "with cur_token as (select id, token from auth.refresh_tokens where session_id = %(sid)s and not revoked"
+        "   order by id desc limit 1 for update),"
+        " revoked as (update auth.refresh_tokens r set revoked = true, updated_at = now()"
+        "   from cur_token where r.id = cur_token.id)"
+        " insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)"
+        " values (%(instance)s, %(token)s, %(uid)s, false, now(), now(), (select token from cur_token), %(sid)s)",
+        {"sid": session_id, "instance": INSTANCE_ID, "token": token, "uid": str(user_id)})
+    return token
+
+
+async def unenroll(svc: AuthService, request: Request) -> Response:
+    async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
+        if call.session_id is None:
+            raise internal("A valid session and factor are required to unenroll a factor")
+        if factor["status"] == VERIFIED and call.session_aal != AAL2:
+            raise unprocessable(codes.INSUFFICIENT_AAL, "AAL2 required to unenroll verified factor")
+        await _delete_factor(call.conn, factor)
+        return {"id": str(factor["id"])}
+
+    return json_response(request, await _with_factor(svc, request, work))
+
+
+async def _delete_factor(conn: AsyncConnection, factor: FactorRow) -> None:
+    """Delete the factor; the sessions it raised fall back to aal1 without its amr method
+    (GoTrue's DowngradeSessionsToAAL1)."""
+    kind = KINDS.get(factor["factor_type"])
+    if kind is not None:
+        await conn.execute(
+            "delete from auth.mfa_amr_claims where authentication_method = %s"
+            " and session_id in (select id from auth.sessions where factor_id = %s)", [kind.amr_method, factor["id"]])
+    await conn.execute("update auth.sessions set aal = 'aal1', factor_id = null where user_id = %s and factor_id = %s",
+                       [factor["user_id"], factor["id"]])
+    await conn.execute("delete from auth.mfa_factors where id = %s", [factor["id"]])
+
+
+# -- admin endpoints ---------------------------------------------------------------------
+
+
+async def _admin_user_id(conn: AsyncConnection, request: Request) -> uuid.UUID:
+    """GoTrue's loadUser for /admin/users/{user_id}/..."""
+    user_id = parse_uuid(request.path_params["user_id"], "user_id")
+    if await user_by_id(conn, user_id) is None:
+        raise not_found(codes.USER_NOT_FOUND, "User not found")
+    return user_id
+
+
+async def _admin_factor(conn: AsyncConnection, request: Request) -> FactorRow:
+    user_id = await _admin_user_id(conn, request)
+    factor_id = parse_uuid(request.path_params["factor_id"], "factor_id")
+    return await owned_factor(conn, user_id, factor_id, lock=True)
+
+
+async def admin_list(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+
+    async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
+        return [factor_json(f) for f in await user_factors(conn, await _admin_user_id(conn, request))]
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def admin_update(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+    body = await _body_later(request)
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        factor = await _admin_factor(conn, request)
+        params = body()
+        name, phone = params.text("friendly_name"), params.text("phone")
+        if name:
+            check_friendly_name(name)
+            cur = await conn.execute("select 1 from auth.mfa_factors where user_id = %s and friendly_name = %s and id <> %s",
+                                     [factor["user_id"], name, factor["id"]])
+            if await cur.fetchone() is not None:
+                raise unprocessable(codes.MFA_FACTOR_NAME_CONFLICT,
+                                    f"A factor with the friendly name {go_quote(name)} for this user already exists")
+            await conn.execute("update auth.mfa_factors set friendly_name = %s, updated_at = now() where id = %s",
+                               [name, factor["id"]])
+        if phone and factor["factor_type"] == "phone":
+            await conn.execute("update auth.mfa_factors set phone = %s, updated_at = now() where id = %s",
+                               [validate_phone(phone), factor["id"]])
+        async with conn.cursor(row_factory=dict_row) as rows:
+            await rows.execute("select * from auth.mfa_factors where id = %s", [factor["id"]])
+            updated = await rows.fetchone()
+        if updated is None:
+            raise not_found(codes.MFA_FACTOR_NOT_FOUND, FACTOR_NOT_FOUND)
+        return factor_json(updated)
+
+    return json_response(request, await in_transaction(svc.ctx, work, "Database error updating factor"))
+
+
+async def admin_delete(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        factor = await _admin_factor(conn, request)
+        await _delete_factor(conn, factor)
+        return factor_json(factor)
+
+    return json_response(request, await in_transaction(svc.ctx, work, "Database error deleting factor"))
+
+
+ROUTES: list[RouteSpec] = [
+    ("/factors", enroll, ["POST"]),
+    ("/factors/{factor_id}/challenge", challenge, ["POST"]),
+    ("/factors/{factor_id}/verify", verify, ["POST"]),
+    ("/factors/{factor_id}", unenroll, ["DELETE"]),
+    ("/admin/users/{user_id}/factors", admin_list, ["GET"]),
+    ("/admin/users/{user_id}/factors/{factor_id}", admin_update, ["PUT"]),
+    ("/admin/users/{user_id}/factors/{factor_id}", admin_delete, ["DELETE"]),
+]

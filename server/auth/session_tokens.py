@@ -37,7 +37,8 @@ def issuer(ctx: AppContext) -> str:
     return f"{ctx.settings.api_url}/auth/v1"
 
 
-def access_token(ctx: AppContext, user: UserRow, session_id: uuid.UUID, amr: list[dict[str, Any]]) -> tuple[str, int]:
+def access_token(ctx: AppContext, user: UserRow, session_id: uuid.UUID, amr: list[dict[str, Any]],
+                 aal: str = "aal1") -> tuple[str, int]:
     """The signed access token and its expiry (unix time), with GoTrue's claims."""
     now = int(time.time())
     expires_at = now + ctx.settings.jwt_expiry
@@ -45,15 +46,15 @@ def access_token(ctx: AppContext, user: UserRow, session_id: uuid.UUID, amr: lis
         "aud": user["aud"], "exp": expires_at, "iat": now, "iss": issuer(ctx), "sub": str(user["id"]),
         "email": user["email"] or "", "phone": user["phone"] or "",
         "app_metadata": user["raw_app_meta_data"] or {}, "user_metadata": user["raw_user_meta_data"] or {},
-        "role": user["role"], "aal": "aal1", "amr": amr, "session_id": str(session_id),
+        "role": user["role"], "aal": aal, "amr": amr, "session_id": str(session_id),
         "is_anonymous": bool(user["is_anonymous"]),
     }
     return ctx.keys.sign(claims), expires_at
 
 
 def token_response(ctx: AppContext, user: UserRow, session_id: uuid.UUID, refresh_token: str,
-                   amr: list[dict[str, Any]]) -> dict[str, Any]:
-    token, expires_at = access_token(ctx, user, session_id, amr)
+                   amr: list[dict[str, Any]], aal: str = "aal1") -> dict[str, Any]:
+    token, expires_at = access_token(ctx, user, session_id, amr, aal)
     return {"access_token": token, "token_type": "bearer", "expires_in": ctx.settings.jwt_expiry,
             "expires_at": expires_at, "refresh_token": refresh_token, "user": user_json(user)}
 
@@ -122,6 +123,13 @@ async def session_amr(conn: AsyncConnection, session_id: uuid.UUID) -> list[dict
     return [{"method": m, "timestamp": ts} for m, ts in await cur.fetchall()]
 
 
+async def session_aal(conn: AsyncConnection, session_id: uuid.UUID) -> str:
+    """The session's assurance level (aal2 once an MFA factor was verified in it)."""
+    cur = await conn.execute("select aal from auth.sessions where id = %s", [session_id])
+    row = await cur.fetchone()
+    return str(row[0]) if row and row[0] else "aal1"
+
+
 async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request, token: str) -> dict[str, Any]:
     """Rotate `token` (inside the caller's transaction); GoTrue's RefreshTokenGrant.
 
@@ -184,7 +192,8 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
                 " user_agent = %(ua)s, ip = nullif(%(ip)s, '')::inet, not_after = {} where s.id = %(sid)s").format(not_after),
         {"ua": request.headers.get("user-agent"), "ip": _inet(request), "sid": session_id,
          **sessions.lifetime_params(ctx.settings)})
-    return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id))
+    return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id),
+                          await session_aal(conn, session_id))
 
 
 class CommitThen(Exception):

@@ -10,6 +10,8 @@ from psycopg import AsyncConnection, sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from server.auth.mfa_json import factor_json
+
 INSTANCE_ID = "00000000-0000-0000-0000-000000000000"
 AUDIENCE = "authenticated"
 ROLE = "authenticated"
@@ -48,6 +50,7 @@ class UserRow(TypedDict):
     is_sso_user: bool
     deleted_at: datetime | None
     identities: list[dict[str, Any]]
+    factors: list[dict[str, Any]]  # auth.mfa_factors rows (server.auth.mfa_json formats them)
 
 
 USER_SELECT = sql.SQL("""
@@ -63,7 +66,13 @@ select u.id, u.aud, u.role, u.email, u.phone, u.encrypted_password,
            'identity_data', i.identity_data, 'provider', i.provider,
            'last_sign_in_at', i.last_sign_in_at, 'created_at', i.created_at,
            'updated_at', i.updated_at, 'email', i.email) order by i.created_at)
-         from auth.identities i where i.user_id = u.id), '[]'::json) as identities
+         from auth.identities i where i.user_id = u.id), '[]'::json) as identities,
+       coalesce((select json_agg(json_build_object(
+           'id', f.id, 'created_at', f.created_at, 'updated_at', f.updated_at, 'status', f.status,
+           'friendly_name', f.friendly_name, 'factor_type', f.factor_type, 'phone', f.phone,
+           'last_challenged_at', f.last_challenged_at, 'web_authn_aaguid', f.web_authn_aaguid,
+           'last_webauthn_challenge_data', f.last_webauthn_challenge_data) order by f.created_at, f.id)
+         from auth.mfa_factors f where f.user_id = u.id), '[]'::json) as factors
   from auth.users u
  where {where}
 """)
@@ -89,6 +98,17 @@ async def user_by_id(conn: AsyncConnection, user_id: Any, *, lock: bool = False)
 async def user_by_email(conn: AsyncConnection, email: str, *, lock: bool = False) -> UserRow | None:
     return await find_user(conn, sql.SQL("lower(u.email) = lower(%s) and u.aud = %s and not u.is_sso_user"),
                            [email, AUDIENCE], lock=lock)
+
+
+async def user_by_phone(conn: AsyncConnection, phone: str, *, lock: bool = False) -> UserRow | None:
+    """GoTrue's FindUserByPhoneAndAudience (`phone` in its stored form: digits, no '+')."""
+    return await find_user(conn, sql.SQL("u.phone = %s and u.aud = %s and not u.is_sso_user"), [phone, AUDIENCE], lock=lock)
+
+
+async def user_by_phone_change(conn: AsyncConnection, phone: str, *, lock: bool = False) -> UserRow | None:
+    """GoTrue's FindUserByPhoneChangeAndAudience: the user changing to `phone`."""
+    return await find_user(conn, sql.SQL("u.phone_change = %s and u.aud = %s and not u.is_sso_user"),
+                           [phone, AUDIENCE], lock=lock)
 
 
 async def written_user(conn: AsyncConnection, user_id: uuid.UUID) -> UserRow:
@@ -128,6 +148,7 @@ def user_json(row: UserRow) -> dict[str, Any]:
     out["app_metadata"] = row["raw_app_meta_data"] or {}
     out["user_metadata"] = row["raw_user_meta_data"] or {}
     out["identities"] = row["identities"] or []
+    _opt(out, "factors", [factor_json(f) for f in row.get("factors") or []])
     out["created_at"] = timestamp(row["created_at"])
     out["updated_at"] = timestamp(row["updated_at"])
     _opt(out, "banned_until", timestamp(row["banned_until"]))
@@ -149,37 +170,41 @@ def email_identity_data(user_id: uuid.UUID, email: str, data: dict[str, Any], ve
 
 async def insert_user(conn: AsyncConnection, *, email: str | None, password_hash: str | None,
                       user_meta: dict[str, Any], app_meta: dict[str, Any], is_anonymous: bool = False,
-                      invited: bool = False) -> uuid.UUID:
-    """Insert a user (app triggers on auth.users fire here) and its email identity."""
+                      invited: bool = False, phone: str | None = None, exact_metadata: bool = False) -> uuid.UUID:
+    """Insert a user (app triggers on auth.users fire here) and its email identity.
+
+    `exact_metadata`: the user metadata is `user_meta` as given and the identity holds only its
+    claims, as GoTrue's admin createUser and invite store them (a sign-up copies both ways)."""
     user_id = uuid.uuid4()
     await conn.execute(
         "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, raw_app_meta_data,"
-        " raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous, invited_at)"
-        " values (%s, %s, %s, %s, %s, %s, %s, %s, false, now(), now(), %s, case when %s then now() end)",
+        " raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous, invited_at, phone)"
+        " values (%s, %s, %s, %s, %s, %s, %s, %s, false, now(), now(), %s, case when %s then now() end, %s)",
         [INSTANCE_ID, user_id, AUDIENCE, ROLE, email, password_hash or "", Jsonb(app_meta), Jsonb(user_meta),
-         is_anonymous, invited],
+         is_anonymous, invited, phone],
     )
     if email:
-        identity = email_identity_data(user_id, email, user_meta, False)
+        identity = email_identity_data(user_id, email, {} if exact_metadata else user_meta, False)
         await conn.execute(
             "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
             " values (%s, %s, %s, 'email', now(), now())",
             [str(user_id), user_id, Jsonb(identity)],
         )
-        # GoTrue keeps the identity's claims in the user metadata too (sub, email, *_verified).
-        await conn.execute(
-            "update auth.users set raw_user_meta_data = raw_user_meta_data || %s where id = %s",
-            [Jsonb({k: v for k, v in identity.items() if k not in user_meta}), user_id],
-        )
+        if not exact_metadata:  # a sign-up keeps the identity's claims in the user metadata too
+            await conn.execute(
+                "update auth.users set raw_user_meta_data = raw_user_meta_data || %s where id = %s",
+                [Jsonb({k: v for k, v in identity.items() if k not in user_meta}), user_id],
+            )
     return user_id
 
 
 async def confirm_email(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """Mark the email confirmed (and verified in metadata and identity), as user.Confirm does."""
+    """Mark the email confirmed (and verified in metadata and identity), as user.Confirm does
+    (it sets user_metadata.email_verified whether or not the key was there)."""
     await conn.execute(
         "update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '',"
-        " raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || case when raw_user_meta_data ? 'email_verified'"
-        " then '{\"email_verified\": true}'::jsonb else '{}'::jsonb end, updated_at = now() where id = %s",
+        " raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || '{\"email_verified\": true}'::jsonb,"
+        " updated_at = now() where id = %s",
         [user_id],
     )
     await conn.execute(

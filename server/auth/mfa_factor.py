@@ -1,0 +1,275 @@
+"""MFA factors and their challenges (GoTrue's models/factor.go and challenge.go), and the
+`FactorKind` each factor type implements.
+
+Everything here runs inside the request's one transaction (server.auth.db.in_transaction).
+Secrets and one-time codes are stored as GoTrue stores them without database encryption: a
+TOTP factor's base32 secret in `secret`, a phone challenge's code in `otp_code`; both are
+compared in constant time.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar, Protocol, TypedDict, cast
+
+from psycopg import AsyncConnection
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from starlette.requests import Request
+
+from server.auth import error_codes as codes
+from server.auth.errors import AuthError, forbidden, not_found, unprocessable
+from server.auth.http import Body, client_ip
+from server.auth.service import AuthService
+from server.auth.session_tokens import CommitThen
+from server.auth.user_store import UserRow
+from server.config import Settings
+
+VERIFIED = "verified"
+UNVERIFIED = "unverified"
+# GoTrue's MFA.FactorExpiryDuration: an unverified factor never challenged goes after this.
+FACTOR_EXPIRY_SECONDS = 300
+# GoTrue's MFA.MaxVerifiedFactors (not a setting here).
+MAX_VERIFIED_FACTORS = 10
+# Bound on names stored in the unique (friendly_name, user_id) index: a btree entry holds
+# at most about 2.7 kB, and a longer name would fail the insert.
+MAX_FRIENDLY_NAME = 255
+FACTOR_NOT_FOUND = "Factor not found"
+
+
+class FactorRow(TypedDict):
+    id: uuid.UUID
+    user_id: uuid.UUID
+    friendly_name: str | None
+    factor_type: str
+    status: str
+    created_at: datetime
+    updated_at: datetime
+    secret: str | None
+    phone: str | None
+    last_challenged_at: datetime | None
+    web_authn_credential: Any
+    web_authn_aaguid: uuid.UUID | None
+    last_webauthn_challenge_data: Any
+
+
+class ChallengeRow(TypedDict):
+    id: uuid.UUID
+    factor_id: uuid.UUID
+    created_at: datetime
+    verified_at: datetime | None
+    ip_address: str
+    otp_code: str | None
+    web_authn_session_data: Any
+    expired: bool
+
+
+@dataclass
+class MfaCall:
+    """One /factors request: the caller (user and session) and the open transaction."""
+
+    svc: AuthService
+    request: Request
+    conn: AsyncConnection
+    user: UserRow
+    session_id: uuid.UUID | None
+    session_aal: str
+
+    @property
+    def settings(self) -> Settings:
+        return self.svc.ctx.settings
+
+
+class FactorKind(Protocol):
+    """What one factor type does at enroll, challenge and verify (GoTrue's per-type branches
+    of EnrollFactor, ChallengeFactor and VerifyFactor). mfa.py does the rest: the caller,
+    the factor's ownership, the settings gate, the session upgrade after a verify."""
+
+    # The factor_type value, the name in GoTrue's messages ("TOTP"), the amr method a verify
+    # adds to the session ("totp", "mfa/phone", "mfa/webauthn").
+    name: ClassVar[str]
+    label: ClassVar[str]
+    amr_method: ClassVar[str]
+
+    def enroll_enabled(self, settings: Settings) -> bool: ...
+
+    def verify_enabled(self, settings: Settings) -> bool: ...
+
+    def verify_disabled_code(self) -> str:
+        """The error code when verification is off (GoTrue answers WebAuthn's with the
+        enroll code)."""
+        ...
+
+    async def enroll(self, call: MfaCall, body: Body) -> dict[str, Any]:
+        """Create the factor (after check_new_factor) and answer GoTrue's enroll body."""
+        ...
+
+    async def challenge(self, call: MfaCall, factor: FactorRow, body: Callable[[], Body]) -> dict[str, Any]:
+        """Create a challenge (insert_challenge) and answer GoTrue's challenge body.
+        `body()` is the request's JSON object; it raises bad_json if the body is not one
+        (GoTrue reads the body of some types' challenges only)."""
+        ...
+
+    async def verify(self, call: MfaCall, factor: FactorRow, challenge_id: uuid.UUID | None, body: Body) -> None:
+        """Check the answer to challenge `challenge_id` (find_challenge), marking it used;
+        raise AuthError when it is wrong. mfa.py then verifies the factor and upgrades the
+        session."""
+        ...
+
+
+def enroll_disabled(kind: FactorKind) -> AuthError:
+    return unprocessable(f"mfa_{kind.name}_enroll_not_enabled", f"MFA enroll is disabled for {kind.label}")
+
+
+def verify_disabled(kind: FactorKind) -> AuthError:
+    return unprocessable(kind.verify_disabled_code(), f"MFA verification is disabled for {kind.label}")
+
+
+# -- factors -------------------------------------------------------------------------------
+
+
+def parse_uuid(value: str, what: str) -> uuid.UUID:
+    """A path id; GoTrue answers 404 validation_failed "<what> must be an UUID" otherwise."""
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise not_found(codes.VALIDATION_FAILED, f"{what} must be an UUID") from None
+
+
+async def owned_factor(conn: AsyncConnection, user_id: uuid.UUID, factor_id: uuid.UUID, *,
+                       lock: bool = False) -> FactorRow:
+    """The user's factor (FindOwnedFactorByID): another user's factor is not found."""
+    query = "select * from auth.mfa_factors where id = %s and user_id = %s" + (" for update" if lock else "")
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(query, [factor_id, user_id])
+        row = await cur.fetchone()
+    if row is None:
+        raise not_found(codes.MFA_FACTOR_NOT_FOUND, FACTOR_NOT_FOUND)
+    return cast(FactorRow, row)
+
+
+async def user_factors(conn: AsyncConnection, user_id: uuid.UUID) -> list[FactorRow]:
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute("select * from auth.mfa_factors where user_id = %s order by created_at, id", [user_id])
+        return cast(list[FactorRow], await cur.fetchall())
+
+
+def check_friendly_name(name: str) -> None:
+    if len(name) > MAX_FRIENDLY_NAME:
+        raise AuthError(400, codes.VALIDATION_FAILED, f"friendly_name must be at most {MAX_FRIENDLY_NAME} characters")
+
+
+async def check_new_factor(call: MfaCall, friendly_name: str) -> None:
+    """GoTrue's validateFactors, before a factor is created: expired unverified factors go;
+    the name must be free (even the empty name, as upstream compares them); at most
+    mfa_max_enrolled_factors factors; a user with a verified factor enrolls only at aal2."""
+    check_friendly_name(friendly_name)
+    await call.conn.execute(
+        "delete from auth.mfa_factors f where f.status <> 'verified'"
+        " and not exists (select 1 from auth.mfa_challenges c where c.factor_id = f.id)"
+        " and f.created_at + make_interval(secs => %s) < now()", [FACTOR_EXPIRY_SECONDS])
+    # The user row is locked so that concurrent enrollments count each other.
+    await call.conn.execute("select 1 from auth.users where id = %s for no key update", [call.user["id"]])
+    factors = await user_factors(call.conn, call.user["id"])
+    if any((f["friendly_name"] or "") == friendly_name for f in factors):
+        raise unprocessable(codes.MFA_FACTOR_NAME_CONFLICT,
+                            f"A factor with the friendly name {go_quote(friendly_name)} for this user already exists")
+    verified = sum(1 for f in factors if f["status"] == VERIFIED)
+    if len(factors) >= call.settings.mfa_max_enrolled_factors or verified >= MAX_VERIFIED_FACTORS:
+        raise unprocessable(codes.TOO_MANY_ENROLLED_MFA_FACTORS,
+                            "Maximum number of verified factors reached, unenroll to continue")
+    if verified > 0 and call.session_aal != "aal2":
+        raise forbidden(codes.INSUFFICIENT_AAL, "AAL2 required to enroll a new factor")
+
+
+async def insert_factor(call: MfaCall, *, factor_type: str, friendly_name: str, secret: str | None = None,
+                        phone: str | None = None) -> FactorRow:
+    async with call.conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(
+            "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at,"
+            " secret, phone) values (%s, %s, %s, %s, 'unverified', now(), now(), %s, %s) returning *",
+            [uuid.uuid4(), call.user["id"], friendly_name, factor_type, secret, phone])
+        row = await cur.fetchone()
+    assert row is not None
+    return cast(FactorRow, row)
+
+
+def go_quote(text: str) -> str:
+    """Go's %q for the printable text a name normally is."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# -- challenges ----------------------------------------------------------------------------
+
+
+def request_ip(request: Request) -> str:
+    """The client's address as the challenge stores it (inet; 0.0.0.0 when there is none)."""
+    ip = client_ip(request)
+    try:
+        return str(ipaddress.ip_address(ip))
+    except ValueError:
+        return "0.0.0.0"
+
+
+async def insert_challenge(call: MfaCall, factor: FactorRow, *, otp_code: str | None = None,
+                           web_authn_session_data: Any = None) -> dict[str, Any]:
+    """A new challenge (WriteChallengeToDatabase): the factor's last_challenged_at moves;
+    answers `{id, type, expires_at}`."""
+    challenge_id = uuid.uuid4()
+    cur = await call.conn.execute(
+        "with c as (insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code,"
+        "   web_authn_session_data) values (%s, %s, now(), %s::inet, %s, %s) returning created_at)"
+        " update auth.mfa_factors set last_challenged_at = (select created_at from c) where id = %s"
+        " returning extract(epoch from (select created_at from c) + make_interval(secs => %s))::bigint",
+        [challenge_id, factor["id"], request_ip(call.request), otp_code,
+         None if web_authn_session_data is None else Jsonb(web_authn_session_data), factor["id"],
+         call.settings.mfa_challenge_expiry])
+    row = await cur.fetchone()
+    assert row is not None
+    return {"id": str(challenge_id), "type": factor["factor_type"], "expires_at": int(row[0])}
+
+
+def challenge_id_of(body: Body) -> uuid.UUID | None:
+    """The body's challenge_id (a Go uuid.UUID field: a string in UUID form, or absent)."""
+    raw = body.data.get("challenge_id")
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise AuthError(400, codes.BAD_JSON, "Could not parse request body as JSON: json: cannot unmarshal "
+                        f"{type(raw).__name__} into Go struct field VerifyFactorParams.challenge_id of type uuid.UUID")
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise AuthError(400, codes.BAD_JSON,
+                        f"Could not parse request body as JSON: uuid: incorrect UUID format in string {go_quote(raw)}") from None
+
+
+async def find_challenge(call: MfaCall, factor: FactorRow, challenge_id: uuid.UUID | None) -> ChallengeRow:
+    """GoTrue's validateChallenge: the factor's challenge, not yet used, from the same
+    address, not expired (an expired one is deleted). The row is locked: two verifies of one
+    challenge cannot both pass."""
+    async with call.conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(
+            "select id, factor_id, created_at, verified_at, host(ip_address) as ip_address, otp_code,"
+            " web_authn_session_data, created_at + make_interval(secs => %s) < now() as expired"
+            " from auth.mfa_challenges where id = %s and factor_id = %s for update",
+            [call.settings.mfa_challenge_expiry, challenge_id or uuid.UUID(int=0), factor["id"]])
+        row = cast("ChallengeRow | None", await cur.fetchone())
+    if row is None:
+        raise unprocessable(codes.MFA_FACTOR_NOT_FOUND, "MFA factor with the provided challenge ID not found")
+    if row["verified_at"] is not None or row["ip_address"] != request_ip(call.request):
+        raise unprocessable(codes.MFA_IP_ADDRESS_MISMATCH, "Challenge and verify IP addresses mismatch.")
+    if row["expired"]:
+        await call.conn.execute("delete from auth.mfa_challenges where id = %s", [row["id"]])
+        raise CommitThen(unprocessable(
+            codes.MFA_CHALLENGE_EXPIRED,
+            f"MFA challenge {row['id']} has expired, verify against another challenge or create a new challenge."))
+    return row
+
+
+async def mark_challenge_verified(call: MfaCall, challenge: ChallengeRow) -> None:
+    await call.conn.execute("update auth.mfa_challenges set verified_at = now() where id = %s", [challenge["id"]])

@@ -1,0 +1,102 @@
+"""Phone (SMS) factors, as GoTrue's enrollPhoneFactor / challengePhoneFactor /
+verifyPhoneFactor.
+
+A challenge sends a new code through server.auth.sms (a test number of GOTRUE_SMS_TEST_OTP
+gets its fixed code and no SMS) and keeps it in the challenge's otp_code, as GoTrue does
+without database encryption; a verify compares it in constant time. One challenge a minute
+per factor (GoTrue's MFA.Phone.MaxFrequency default).
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+from server.auth import error_codes as codes
+from server.auth import sms
+from server.auth.errors import AuthError, bad_request, unprocessable
+from server.auth.http import Body
+from server.auth.mfa_factor import (
+    VERIFIED,
+    FactorRow,
+    MfaCall,
+    check_new_factor,
+    find_challenge,
+    insert_challenge,
+    insert_factor,
+    mark_challenge_verified,
+    user_factors,
+)
+from server.auth.sms import hook_enabled
+from server.config import Settings
+
+MAX_FREQUENCY = timedelta(minutes=1)
+_E164 = re.compile(r"[1-9][0-9]{1,14}")
+INVALID_CHANNEL = ("Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if "
+                   "Twilio or Twilio Verify is used as the provider.")
+
+
+def validate_phone(phone: str) -> str:
+    """GoTrue's validatePhone: '+' and blanks dropped, then E.164 digits."""
+    digits = phone.removeprefix("+").replace(" ", "")
+    if not _E164.fullmatch(digits):
+        raise bad_request(codes.VALIDATION_FAILED, "Invalid phone number format (E.164 required)")
+    return digits
+
+
+class PhoneKind:
+    name: ClassVar[str] = "phone"
+    label: ClassVar[str] = "Phone"
+    amr_method: ClassVar[str] = "mfa/phone"
+
+    def enroll_enabled(self, settings: Settings) -> bool:
+        return settings.mfa_phone_enroll_enabled
+
+    def verify_enabled(self, settings: Settings) -> bool:
+        return settings.mfa_phone_verify_enabled
+
+    def verify_disabled_code(self) -> str:
+        return codes.MFA_PHONE_VERIFY_NOT_ENABLED
+
+    async def enroll(self, call: MfaCall, body: Body) -> dict[str, Any]:
+        raw_phone, friendly_name = body.text("phone"), body.text("friendly_name")
+        if not raw_phone:
+            raise bad_request(codes.VALIDATION_FAILED, "Phone number required to enroll Phone factor")
+        phone = validate_phone(raw_phone)
+        same_number = [f for f in await user_factors(call.conn, call.user["id"])
+                       if f["factor_type"] == self.name and f["phone"] == phone]
+        if any(f["status"] == VERIFIED for f in same_number):
+            raise unprocessable(codes.MFA_VERIFIED_FACTOR_EXISTS,
+                                "A verified phone factor already exists, unenroll the existing factor to continue")
+        # An unverified factor for the same number is replaced.
+        await call.conn.execute("delete from auth.mfa_factors where id = any(%s)", [[f["id"] for f in same_number]])
+        await check_new_factor(call, friendly_name)
+        factor = await insert_factor(call, factor_type=self.name, friendly_name=friendly_name, phone=phone)
+        # GoTrue answers the number as it was sent, not in its stored form.
+        return {"id": str(factor["id"]), "type": self.name, "friendly_name": factor["friendly_name"] or "",
+                "phone": raw_phone}
+
+    async def challenge(self, call: MfaCall, factor: FactorRow, body: Callable[[], Body]) -> dict[str, Any]:
+        channel = body().text("channel") or "sms"
+        if channel != "sms" and not hook_enabled(call.settings):
+            raise bad_request(codes.VALIDATION_FAILED, INVALID_CHANNEL)
+        last = factor["last_challenged_at"]
+        if last is not None:
+            wait = last + MAX_FREQUENCY - datetime.now(UTC)
+            if wait > timedelta(0):
+                raise AuthError(429, codes.OVER_SMS_SEND_RATE_LIMIT,
+                                f"For security purposes, you can only request this after {int(wait.total_seconds())} seconds.")
+        code = await sms.send_otp(call.svc, call.conn, phone=factor["phone"] or "", kind="mfa", user=call.user,
+                                  request=call.request)
+        return await insert_challenge(call, factor, otp_code=code)
+
+    async def verify(self, call: MfaCall, factor: FactorRow, challenge_id: uuid.UUID | None, body: Body) -> None:
+        challenge = await find_challenge(call, factor, challenge_id)
+        expected = (challenge["otp_code"] or "").encode()
+        if not expected or not hmac.compare_digest(expected, body.text("code").encode()):
+            raise unprocessable(codes.MFA_VERIFICATION_FAILED, "Invalid MFA Phone code entered")
+        await mark_challenge_verified(call, challenge)
