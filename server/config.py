@@ -196,6 +196,8 @@ SETTINGS: dict[str, Setting] = {
     "webauthn_rp_display_name": Setting("GOTRUE_WEBAUTHN_RP_DISPLAY_NAME", "", "WebAuthn relying-party name. Default: the relying-party id"),
     "webauthn_rp_origins": Setting("GOTRUE_WEBAUTHN_RP_ORIGINS", "", "Origins WebAuthn ceremonies may come from (comma separated). Default: the site URL"),
     "passkey_enabled": Setting("GOTRUE_PASSKEY_ENABLED", "false", "Passkey sign-in and registration"),
+    "passkey_max_per_user": Setting("GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER", "10", "Passkeys a user may register"),
+    "webauthn_challenge_expiry": Setting("GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", "5m", "Lifetime of a passkey registration or sign-in challenge (Go duration)"),
     "flow_state_expiry": Setting("GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "300s", "PKCE and OAuth flow lifetime (Go duration, at least 300s)"),
     "oauth_server_enabled": Setting("GOTRUE_OAUTH_SERVER_ENABLED", "false", "OAuth 2.1 server: /admin/oauth/clients"),
     "smtp_url": Setting("SUPALITE_SMTP_URL", "", "smtp://user:pass@host:port to send mail; empty: the dev inbox at /inbox on a dev server, no mail otherwise"),
@@ -228,6 +230,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "mfa_phone_verify_enabled": _bool, "mfa_web_authn_enroll_enabled": _bool, "mfa_web_authn_verify_enabled": _bool,
     "mfa_max_enrolled_factors": int, "mfa_challenge_expiry": lambda v: max(float(v), 300.0),
     "webauthn_rp_origins": _csv, "passkey_enabled": _bool,
+    "passkey_max_per_user": int, "webauthn_challenge_expiry": _go_duration,
     "flow_state_expiry": lambda v: max(_go_duration(v), 300.0), "oauth_server_enabled": _bool,
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
@@ -303,6 +306,8 @@ class Settings:
     webauthn_rp_display_name: str = ""
     webauthn_rp_origins: tuple[str, ...] = ()
     passkey_enabled: bool = False
+    passkey_max_per_user: int = 10
+    webauthn_challenge_expiry: float = 300.0  # seconds
     flow_state_expiry: float = 300.0  # seconds
     oauth_server_enabled: bool = False
     smtp_url: str = ""

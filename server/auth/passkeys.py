@@ -1,7 +1,440 @@
-"""WebAuthn: passkey registration and sign-in (/passkeys), admin passkeys."""
+"""Passkeys, as GoTrue's passkey API (passkey_*.go, admin_passkeys.go).
+
+A signed-in user registers passkeys (POST /passkeys/registration/options, then /verify), lists,
+renames and deletes them; anyone signs in with one (POST /passkeys/authentication/options,
+then /verify: a discoverable-credential ceremony, the authenticator names the user). Admins
+list and delete a user's passkeys. With GOTRUE_PASSKEY_ENABLED off every /passkeys route
+answers 404 `passkey_disabled` (the admin routes stay).
+
+Each ceremony's state is a row of auth.webauthn_challenges, consumed (deleted) by its verify
+whatever the outcome, so an answer is never accepted twice; a consumed challenge's failure is
+answered after the deletion is committed.
+"""
 
 from __future__ import annotations
 
-from server.auth.service import RouteSpec
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any, TypeVar
 
-ROUTES: list[RouteSpec] = []
+from psycopg import AsyncConnection
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import error_codes as codes
+from server.auth import webauthn
+from server.auth.authn import Caller, bearer_claims, load_caller, require_admin
+from server.auth.db import in_transaction
+from server.auth.errors import AuthError, bad_request, forbidden, not_found, unprocessable
+from server.auth.http import Body, json_response, read_body
+from server.auth.service import AuthService, RouteSpec
+from server.auth.session_tokens import CommitThen, issue_session
+from server.auth.user_store import UserRow, timestamp, user_by_id
+
+T = TypeVar("T")
+REGISTRATION = "registration"
+AUTHENTICATION = "authentication"
+MAX_FRIENDLY_NAME = 120  # characters
+USER_NOT_FOUND = "User not found"
+# Names of well-known authenticators by AAGUID (GoTrue embeds passkeydeveloper's list);
+# any other authenticator's passkey is called "Passkey".
+_AAGUID_NAMES = {
+    "fbfc3007-154e-4ecc-8c0b-6e020557d7bd": "iCloud Keychain",
+    "dd4ec289-e01d-41c9-bb89-70fa845d4bf2": "iCloud Keychain (Managed)",
+    "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4": "Google Password Manager",
+    "adce0002-35bc-c60a-648b-0b25f1f05503": "Chrome on Mac",
+    "771b48fd-d3d4-4f74-9232-fc157ab0507a": "Edge on Mac",
+    "08987058-cadc-4b81-b6e1-30de50dcbe96": "Windows Hello",
+    "9ddd1817-af5a-4672-a2b9-3e3dd95000a9": "Windows Hello",
+    "6028b017-b1d4-4c02-b4b3-afcdafc96bb2": "Windows Hello",
+    "53414d53-554e-4700-0000-000000000000": "Samsung Pass",
+    "bada5566-a7aa-401f-bd96-45619a55120d": "1Password",
+    "d548826e-79b4-db40-a3d8-11116f7e8349": "Bitwarden",
+    "531126d6-e717-415c-9320-3d9aa6981239": "Dashlane",
+    "b84e4048-15dc-4dd0-8640-f4f60813c8af": "NordPass",
+    "0ea242b4-43c4-4a1b-8b17-dd6d0b6baec6": "Keeper",
+    "50726f74-6f6e-5061-7373-50726f746f6e": "Proton Pass",
+}
+
+
+# -- gates -----------------------------------------------------------------------------------
+
+def _require_enabled(svc: AuthService) -> None:
+    if not svc.ctx.settings.passkey_enabled:
+        raise not_found(webauthn.PASSKEY_DISABLED, "Passkeys are disabled")
+
+
+def _require_not_anonymous(caller: Caller) -> None:
+    if caller.user["is_anonymous"]:
+        raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
+
+
+def _require_not_sso(caller: Caller) -> None:
+    if caller.user["is_sso_user"]:
+        raise unprocessable(codes.VALIDATION_FAILED, "SSO users cannot register passkeys")
+
+
+async def _require_management_aal(conn: AsyncConnection, caller: Caller) -> None:
+    """GoTrue's requirePasskeyManagementAAL: with a verified MFA factor, adding or removing a
+    passkey needs an aal2 session (a user without one can never reach aal2)."""
+    cur = await conn.execute(
+        "select exists(select 1 from auth.mfa_factors where user_id = %s and status = 'verified'),"
+        " (select aal::text from auth.sessions where id = %s)", [caller.user["id"], caller.session_id])
+    row = await cur.fetchone()
+    assert row is not None
+    if row[0] and row[1] != "aal2":
+        raise forbidden(codes.INSUFFICIENT_AAL, "AAL2 session is required to manage passkeys when MFA is enabled")
+
+
+# -- requests --------------------------------------------------------------------------------
+
+def _verify_params(body: Body) -> tuple[uuid.UUID, Any]:
+    challenge_id = body.text("challenge_id")
+    if not challenge_id:
+        raise bad_request(codes.VALIDATION_FAILED, "challenge_id is required")
+    credential = body.data.get("credential")
+    if credential is None:
+        raise bad_request(codes.VALIDATION_FAILED, "credential is required")
+    try:
+        return uuid.UUID(challenge_id), credential
+    except ValueError:
+        raise bad_request(codes.VALIDATION_FAILED, "challenge_id must be a valid UUID") from None
+
+
+def _passkey_id(request: Request) -> uuid.UUID:
+    try:
+        return uuid.UUID(request.path_params["passkey_id"])
+    except ValueError:
+        raise not_found(codes.VALIDATION_FAILED, "Passkey not found") from None
+
+
+def _verification_failed(message: str = "Credential verification failed") -> AuthError:
+    return bad_request(webauthn.WEBAUTHN_VERIFICATION_FAILED, message)
+
+
+async def _after_consuming(work: Callable[[], Awaitable[T]]) -> T:
+    """Run what follows a consumed challenge: any refusal still commits the consumption."""
+    try:
+        return await work()
+    except AuthError as err:
+        raise CommitThen(err) from None
+
+
+# -- challenges ------------------------------------------------------------------------------
+
+async def _store_challenge(svc: AuthService, conn: AsyncConnection, kind: str, user_id: uuid.UUID | None,
+                           rp: webauthn.RelyingParty, session: webauthn.Session) -> tuple[uuid.UUID, int]:
+    """Keep a ceremony's state until its verify; its id and expiry (unix time)."""
+    # Challenges nobody answered are dropped once well past their expiry (a bounded sweep).
+    await conn.execute(
+        "delete from auth.webauthn_challenges where id in (select id from auth.webauthn_challenges"
+        " where expires_at < now() - interval '1 hour' limit 100)")
+    lifetime = timedelta(seconds=svc.ctx.settings.webauthn_challenge_expiry)
+    cur = await conn.execute(
+        "select now() + %s, extract(epoch from now() + %s)::bigint", [lifetime, lifetime])
+    row = await cur.fetchone()
+    assert row is not None
+    expires_at, expires_unix = row
+    challenge_id = uuid.uuid4()
+    await conn.execute(
+        "insert into auth.webauthn_challenges (id, user_id, challenge_type, session_data, created_at, expires_at)"
+        " values (%s, %s, %s, %s, now(), %s)",
+        [challenge_id, user_id, kind, Jsonb(session.to_json(rp, timestamp(expires_at) or "")), expires_at])
+    return challenge_id, int(expires_unix)
+
+
+async def _consume_challenge(conn: AsyncConnection, challenge_id: uuid.UUID, kind: str,
+                             user_id: uuid.UUID | None) -> webauthn.Session:
+    """GoTrue's ConsumeWebAuthnChallengeByID: delete the challenge and return its state."""
+    cur = await conn.execute(
+        "delete from auth.webauthn_challenges where id = %s and challenge_type = %s"
+        " and user_id is not distinct from %s returning session_data, expires_at < now()",
+        [challenge_id, kind, user_id])
+    row = await cur.fetchone()
+    if row is None:
+        raise bad_request(webauthn.WEBAUTHN_CHALLENGE_NOT_FOUND, "Challenge not found or already used")
+    if row[1]:
+        raise CommitThen(bad_request(webauthn.WEBAUTHN_CHALLENGE_EXPIRED, "Challenge has expired"))
+    return webauthn.Session.from_json(row[0])
+
+
+# -- credentials -----------------------------------------------------------------------------
+
+def _list_item(row: dict[str, Any]) -> dict[str, Any]:
+    """GoTrue's PasskeyListItem (friendly_name and last_used_at left out when empty)."""
+    out: dict[str, Any] = {"id": str(row["id"])}
+    if row["friendly_name"]:
+        out["friendly_name"] = row["friendly_name"]
+    out["created_at"] = timestamp(row["created_at"])
+    if row["last_used_at"] is not None:
+        out["last_used_at"] = timestamp(row["last_used_at"])
+    return out
+
+
+async def _passkeys_of(conn: AsyncConnection, user_id: uuid.UUID) -> list[dict[str, Any]]:
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute("select id, friendly_name, created_at, last_used_at from auth.webauthn_credentials where user_id = %s"
+                          " order by created_at, id", [user_id])
+        return [_list_item(row) for row in await cur.fetchall()]
+
+
+async def _credential_ids(conn: AsyncConnection, user_id: uuid.UUID) -> list[bytes]:
+    cur = await conn.execute("select credential_id from auth.webauthn_credentials where user_id = %s"
+                             " order by created_at", [user_id])
+    return [bytes(row[0]) for row in await cur.fetchall()]
+
+
+def _friendly_name(aaguid: str) -> str:
+    return _AAGUID_NAMES.get(aaguid, "Passkey")
+
+
+def _user_names(user: UserRow) -> tuple[str, str]:
+    """The WebAuthn user name (email, else phone) and display name (user_metadata.name, else the name)."""
+    name = user["email"] or user["phone"] or ""
+    display = (user["raw_user_meta_data"] or {}).get("name")
+    return name, display if isinstance(display, str) and display else name
+
+
+# -- registration ----------------------------------------------------------------------------
+
+async def registration_options(svc: AuthService, request: Request) -> Response:
+    _require_enabled(svc)
+    claims = bearer_claims(svc.ctx, request)
+    rp = webauthn.relying_party(svc.ctx)
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        caller = await load_caller(svc.ctx, conn, claims)
+        _require_not_anonymous(caller)
+        _require_not_sso(caller)
+        await _require_management_aal(conn, caller)
+        existing = await _credential_ids(conn, caller.user["id"])
+        if len(existing) >= svc.ctx.settings.passkey_max_per_user:
+            raise unprocessable(webauthn.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
+        name, display = _user_names(caller.user)
+        options, session = webauthn.registration_options(
+            rp, user_handle=str(caller.user["id"]).encode(), user_name=name, display_name=display,
+            exclude=existing, discoverable=True)
+        challenge_id, expires_at = await _store_challenge(svc, conn, REGISTRATION, caller.user["id"], rp, session)
+        return {"challenge_id": str(challenge_id), "options": options, "expires_at": expires_at}
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def registration_verify(svc: AuthService, request: Request) -> Response:
+    _require_enabled(svc)
+    claims = bearer_claims(svc.ctx, request)
+    challenge_id, credential = _verify_params(await read_body(request))
+    rp = webauthn.relying_party(svc.ctx)
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        caller = await load_caller(svc.ctx, conn, claims)
+        _require_not_anonymous(caller)
+        _require_not_sso(caller)
+        await _require_management_aal(conn, caller)
+        session = await _consume_challenge(conn, challenge_id, REGISTRATION, caller.user["id"])
+        return await _after_consuming(lambda: _register(svc, conn, caller, rp, session, credential))
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp: webauthn.RelyingParty,
+                    session: webauthn.Session, credential: Any) -> dict[str, Any]:
+    if not isinstance(credential, dict):
+        raise _verification_failed("Invalid credential response")
+    try:
+        new = webauthn.verify_registration(rp, session, credential)
+    except webauthn.CeremonyFailed:
+        raise _verification_failed() from None
+    user_id = caller.user["id"]
+    # The user's row lock orders concurrent registrations, so the limit holds.
+    await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
+    cur = await conn.execute("select count(*) from auth.webauthn_credentials where user_id = %s", [user_id])
+    counted = await cur.fetchone()
+    if counted is not None and counted[0] >= svc.ctx.settings.passkey_max_per_user:
+        raise unprocessable(webauthn.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
+    aaguid = None if new.aaguid == "00000000-0000-0000-0000-000000000000" else new.aaguid
+    async with conn.cursor(row_factory=dict_row) as insert:
+        await insert.execute(
+            "insert into auth.webauthn_credentials (user_id, credential_id, public_key, attestation_type, aaguid,"
+            " sign_count, transports, backup_eligible, backed_up, friendly_name)"
+            " values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " on conflict (credential_id) do nothing returning id, friendly_name, created_at",
+            [user_id, new.credential_id, new.public_key, new.attestation_type, aaguid, new.sign_count,
+             Jsonb(new.transports), new.backup_eligible, new.backed_up, _friendly_name(new.aaguid)])
+        row = await insert.fetchone()
+    if row is None:
+        raise unprocessable(webauthn.WEBAUTHN_CREDENTIAL_EXISTS, "This credential is already registered")
+    return {"id": str(row["id"]), **({"friendly_name": row["friendly_name"]} if row["friendly_name"] else {}),
+            "created_at": timestamp(row["created_at"])}
+
+
+# -- sign-in ---------------------------------------------------------------------------------
+
+async def authentication_options(svc: AuthService, request: Request) -> Response:
+    _require_enabled(svc)
+    svc.limiter.check("sign_in_sign_ups", request)
+    await read_body(request, allow_empty=True)  # gotrue_meta_security (captcha) is not checked
+    rp = webauthn.relying_party(svc.ctx)
+    options, session = webauthn.authentication_options(rp, user_handle=None, allowed=[])
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        challenge_id, expires_at = await _store_challenge(svc, conn, AUTHENTICATION, None, rp, session)
+        return {"challenge_id": str(challenge_id), "options": options, "expires_at": expires_at}
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def authentication_verify(svc: AuthService, request: Request) -> Response:
+    _require_enabled(svc)
+    challenge_id, credential = _verify_params(await read_body(request))
+    rp = webauthn.relying_party(svc.ctx)
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        session = await _consume_challenge(conn, challenge_id, AUTHENTICATION, None)
+        return await _after_consuming(lambda: _sign_in(svc, conn, request, rp, session, credential))
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp: webauthn.RelyingParty,
+                   session: webauthn.Session, credential: Any) -> dict[str, Any]:
+    try:
+        assertion = webauthn.read_assertion(credential)
+    except webauthn.CeremonyFailed:
+        raise _verification_failed("Invalid credential response") from None
+    # Discoverable sign-in: the authenticator names the user (GoTrue's user handle is the id's text).
+    try:
+        user_id = uuid.UUID((assertion.user_handle or b"").decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        raise _verification_failed() from None
+    cur = await conn.execute(
+        "select id, public_key, sign_count from auth.webauthn_credentials"
+        " where credential_id = %s and user_id = %s for update", [assertion.credential_id, user_id])
+    stored = await cur.fetchone()
+    if stored is None:
+        raise _verification_failed()
+    try:
+        sign_count = webauthn.verify_authentication(rp, session, credential, public_key=bytes(stored[1]),
+                                                    sign_count=int(stored[2]))
+    except webauthn.CeremonyFailed:
+        raise _verification_failed() from None
+    user = await user_by_id(conn, user_id)
+    if user is None:
+        raise _verification_failed()
+    if user["email"] and user["email_confirmed_at"] is None:
+        raise forbidden(codes.EMAIL_NOT_CONFIRMED, "Email not confirmed")
+    if user["phone"] and user["phone_confirmed_at"] is None:
+        raise forbidden(codes.PHONE_NOT_CONFIRMED, "Phone not confirmed")
+    if user["is_banned"]:
+        raise forbidden(codes.USER_BANNED, "User is banned")
+    await conn.execute("update auth.webauthn_credentials set sign_count = %s, last_used_at = now(), updated_at = now()"
+                       " where id = %s", [sign_count, stored[0]])
+    return await issue_session(svc.ctx, conn, request, user, "passkey")
+
+
+# -- management ------------------------------------------------------------------------------
+
+async def list_passkeys(svc: AuthService, request: Request) -> Response:
+    _require_enabled(svc)
+    claims = bearer_claims(svc.ctx, request)
+
+    async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
+        caller = await load_caller(svc.ctx, conn, claims)
+        return await _passkeys_of(conn, caller.user["id"])
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def update_passkey(svc: AuthService, request: Request) -> Response:
+    _require_enabled(svc)
+    claims = bearer_claims(svc.ctx, request)
+    passkey_id = _passkey_id(request)
+    name = (await read_body(request)).text("friendly_name")
+    if not name:
+        raise bad_request(codes.VALIDATION_FAILED, "friendly_name is required")
+    if len(name) > MAX_FRIENDLY_NAME:
+        raise bad_request(codes.VALIDATION_FAILED, f"friendly_name must be {MAX_FRIENDLY_NAME} characters or less")
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        caller = await load_caller(svc.ctx, conn, claims)
+        async with conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                "update auth.webauthn_credentials set friendly_name = %s, updated_at = now()"
+                " where id = %s and user_id = %s returning id, friendly_name, created_at, last_used_at",
+                [name, passkey_id, caller.user["id"]])
+            row = await cur.fetchone()
+        if row is None:
+            raise not_found(codes.VALIDATION_FAILED, "Passkey not found")
+        return _list_item(row)
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def delete_passkey(svc: AuthService, request: Request) -> Response:
+    _require_enabled(svc)
+    claims = bearer_claims(svc.ctx, request)
+
+    async def work(conn: AsyncConnection) -> None:
+        caller = await load_caller(svc.ctx, conn, claims)
+        await _require_management_aal(conn, caller)
+        await _delete(conn, _passkey_id(request), caller.user["id"])
+
+    await in_transaction(svc.ctx, work)
+    return Response(status_code=204)
+
+
+async def _delete(conn: AsyncConnection, passkey_id: uuid.UUID, user_id: uuid.UUID) -> None:
+    cur = await conn.execute("delete from auth.webauthn_credentials where id = %s and user_id = %s returning id",
+                             [passkey_id, user_id])
+    if await cur.fetchone() is None:
+        raise not_found(codes.VALIDATION_FAILED, "Passkey not found")
+
+
+# -- admin -----------------------------------------------------------------------------------
+
+async def _target_user(conn: AsyncConnection, request: Request) -> uuid.UUID:
+    """GoTrue's loadUser for /admin/users/{user_id}/...: the user must exist."""
+    try:
+        user_id = uuid.UUID(request.path_params["user_id"])
+    except ValueError:
+        raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND) from None
+    cur = await conn.execute("select 1 from auth.users where id = %s", [user_id])
+    if await cur.fetchone() is None:
+        raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
+    return user_id
+
+
+async def admin_list_passkeys(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+
+    async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
+        return await _passkeys_of(conn, await _target_user(conn, request))
+
+    return json_response(request, await in_transaction(svc.ctx, work))
+
+
+async def admin_delete_passkey(svc: AuthService, request: Request) -> Response:
+    require_admin(svc.ctx, request)
+
+    async def work(conn: AsyncConnection) -> None:
+        user_id = await _target_user(conn, request)
+        await _delete(conn, _passkey_id(request), user_id)
+
+    await in_transaction(svc.ctx, work)
+    return Response(status_code=204)
+
+
+ROUTES: list[RouteSpec] = [
+    ("/passkeys/authentication/options", authentication_options, ["POST"]),
+    ("/passkeys/authentication/verify", authentication_verify, ["POST"]),
+    ("/passkeys/registration/options", registration_options, ["POST"]),
+    ("/passkeys/registration/verify", registration_verify, ["POST"]),
+    ("/passkeys", list_passkeys, ["GET"]),
+    ("/passkeys/{passkey_id}", update_passkey, ["PATCH"]),
+    ("/passkeys/{passkey_id}", delete_passkey, ["DELETE"]),
+    ("/admin/users/{user_id}/passkeys", admin_list_passkeys, ["GET"]),
+    ("/admin/users/{user_id}/passkeys/{passkey_id}", admin_delete_passkey, ["DELETE"]),
+]
