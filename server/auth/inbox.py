@@ -3,7 +3,7 @@
 Only on a dev server without SMTP (server.auth.mail.inbox_enabled): anywhere else it does not
 exist, since whoever reads it can sign in as any address it holds mail for.
 
-GET /inbox, /inbox/             HTML list (?email= filters by recipient, ?limit= 1 to 500)
+GET /inbox, /inbox/             HTML list (?email= or ?phone= filters by recipient, ?limit= 1 to 500)
 GET /inbox/api/v1/messages      {"total", "messages": [...]} newest first (?email=, ?limit=)
 GET /inbox/api/v1/search        Mailpit's ?query=to:<address>
 GET /inbox/api/v1/message/{id}  one message with its Text and HTML
@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from server.auth.mail import inbox_enabled
+from server.auth.phone import format_phone
 from server.auth.user_store import timestamp
 from server.context import AppContext
 
@@ -52,6 +53,12 @@ def _bad_limit() -> Response:
     return _json({"error": f"limit must be an integer from 1 to {MAX_LIMIT}"}, 400)
 
 
+def _recipient(request: Request) -> str:
+    """?email=, or ?phone= in the form SMS are kept under (digits, no '+', no blanks)."""
+    email = request.query_params.get("email", "")
+    return email or format_phone(request.query_params.get("phone", ""))
+
+
 def _limit(request: Request) -> int | None:
     """?limit= (default 50), or None when it is not an integer from 1 to MAX_LIMIT."""
     raw = request.query_params.get("limit", "50")
@@ -71,7 +78,7 @@ class Inbox:
         limit = _limit(request)
         if limit is None:
             return _bad_limit()
-        found = await self.rows(request.query_params.get("email", ""), limit)
+        found = await self.rows(_recipient(request), limit)
         return _json({"total": len(found), "messages": [_message(r, full=True) for r in found]})
 
     async def search(self, request: Request) -> Response:
@@ -104,7 +111,7 @@ class Inbox:
         limit = _limit(request)
         if limit is None:
             return _bad_limit()
-        found = await self.rows(request.query_params.get("email", ""), limit)
+        found = await self.rows(_recipient(request), limit)
         items = "".join(
             f"<article><header><strong>{html.escape(r['subject'])}</strong> to {html.escape(r['recipient'])}"
             f" <small>{html.escape(timestamp(r['created_at']) or '')}</small></header>{r['html_body']}</article><hr>"

@@ -11,7 +11,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import mail, metadata, passwords
+from server.auth import gates, mail, metadata, passwords
+from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, internal, unprocessable
 from server.auth.http import json_response, read_body
@@ -32,22 +33,27 @@ async def create_user(conn: AsyncConnection, **fields: Any) -> Any:
 
 
 async def signup(svc: AuthService, request: Request) -> Response:
-    svc.limiter.check("sign_in_sign_ups", request)
+    settings = svc.ctx.settings
     body = await read_body(request)
     email, phone = body.text("email"), body.text("phone")
     password = body.text("password")
     data = body.obj("data") or {}
     metadata.check("user_metadata", data)
-    if not email and not phone:
+    if not email and not phone:  # GoTrue's /signup route: its own switch and rate limit
+        gates.require_anonymous(settings)
         svc.limiter.check("anonymous_users", request)
+        gates.require_signup(settings)
         return await _anonymous(svc, request, data)
+    svc.limiter.check("signup", request)
+    gates.require_signup(settings)
     if not password:
         raise bad_request(codes.VALIDATION_FAILED, "Signup requires a valid password")
-    passwords.check_strength(password)
+    passwords.check_strength(settings, password)
     if email and phone:
         raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on signup.")
     if phone:
-        raise bad_request(codes.PHONE_PROVIDER_DISABLED, "Phone signups are disabled")
+        return await phone_auth.signup(svc, request, body, phone, password, data)
+    gates.require_email_signup(settings)
     email = validate_email(email)
     ctx = svc.ctx
     autoconfirm = ctx.settings.mailer_autoconfirm

@@ -9,9 +9,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import passwords
+from server.auth import external as external_grants
+from server.auth import gates, passwords
+from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request, unprocessable
+from server.auth.errors import AuthError, bad_request
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session, refresh_grant
@@ -26,19 +28,22 @@ async def token(svc: AuthService, request: Request) -> Response:
         return await password_grant(svc, request)
     if grant_type == "refresh_token":
         return await refresh_token_grant(svc, request)
+    if grant_type in external_grants.GRANTS:  # pkce, id_token, web3 (server/auth/external.py)
+        return await external_grants.GRANTS[grant_type](svc, request)
     raise bad_request(codes.INVALID_CREDENTIALS, "unsupported_grant_type")
 
 
 async def password_grant(svc: AuthService, request: Request) -> Response:
-    svc.limiter.check("sign_in_sign_ups", request)
+    svc.limiter.check("token_refresh", request)  # GoTrue's Token limiter counts every grant
     body = await read_body(request)
     email, phone, password = body.text("email"), body.text("phone"), body.text("password")
     if email and phone:
         raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on login.")
     if phone:
-        raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Phone logins are disabled")
+        return await phone_auth.password_grant(svc, request, phone, password)
     if not email:
         raise bad_request(codes.VALIDATION_FAILED, "missing email or phone")
+    gates.require_email_login(svc.ctx.settings)
     email = validate_email(email)
     # Counted per address too (so guessing from many IPs gains nothing), before the check so
     # that concurrent guesses count as well; a right password clears the count.
@@ -59,7 +64,7 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
         return await issue_session(ctx, conn, request, user, "password")
 
     session = await in_transaction(ctx, work, "Database error granting user")
-    weak = passwords.strength_error(password)
+    weak = passwords.strength_error(ctx.settings, password)
     if weak is not None and weak.code == codes.WEAK_PASSWORD:
         session["weak_password"] = {"message": weak.message, **weak.extra["weak_password"]}
     return json_response(request, session)

@@ -10,7 +10,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import mail, metadata, passwords, sessions
+from server.auth import phone as phone_auth
+from server.auth import mail, metadata, passwords, reauthenticate, sessions
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import forbidden, unprocessable
@@ -40,16 +41,20 @@ def merge_metadata(current: dict[str, Any] | None, changes: dict[str, Any]) -> d
 async def update_user(svc: AuthService, request: Request) -> Response:
     ctx = svc.ctx
     claims = bearer_claims(ctx, request)
+    svc.limiter.check("user", request)
     body = await read_body(request)
     password, email, data = body.opt_text("password"), body.text("email"), body.obj("data")
     if body.obj("app_metadata") is not None:
         raise forbidden(codes.NOT_ADMIN, "Updating app_metadata requires admin privileges")
     metadata.check("user_metadata", data)
     if password is not None:
-        passwords.check_strength(password)
+        passwords.check_strength(ctx.settings, password)
     if email:
         email = validate_email(email)
+    phone = phone_auth.validate_phone(body.text("phone")) if body.text("phone") else ""
     caller = await in_transaction(ctx, lambda conn: load_caller(ctx, conn, claims))
+    if password is not None:  # GoTrue checks (and spends) the nonce before the password itself
+        await in_transaction(ctx, lambda conn: reauthenticate.check_password_change(svc, conn, caller, body.text("nonce")))
     new_hash = None
     if password is not None:
         if await passwords.verify_password(password, caller.user["encrypted_password"]):
@@ -74,6 +79,8 @@ async def update_user(svc: AuthService, request: Request) -> Response:
                                [user_id, current.session_id])
         if email and email != (current.user["email"] or "").lower():
             await _change_email(svc, conn, current, email, redirect_to)
+        if phone and (new_phone := await phone_auth.check_new_phone(conn, current.user, phone)):
+            await phone_auth.change_phone(svc, conn, request, current.user, new_phone, body.text("channel"))
         return user_json(await written_user(conn, user_id))
 
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))

@@ -10,7 +10,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from server.auth import error_codes as codes
-from server.auth import mail, metadata, sessions
+from server.auth import gates, invite, mail, metadata, sessions
+from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
 from server.auth.http import json_response, read_body
@@ -67,6 +68,8 @@ def _redirect(svc: AuthService, request: Request, body_value: str | None = None)
 
 
 async def recover(svc: AuthService, request: Request) -> Response:
+    svc.limiter.check("recover", request)
+    gates.require_email_provider(svc.ctx.settings)
     body = await read_body(request)
     email = validate_email(body.text("email"))
     mail.require_delivery(svc.ctx, email)
@@ -81,10 +84,12 @@ async def recover(svc: AuthService, request: Request) -> Response:
     return json_response(request, {})
 
 
-async def otp(svc: AuthService, request: Request, *, create_default: bool = True) -> Response:
+async def otp(svc: AuthService, request: Request, *, create_default: bool = True, bucket: str = "otp") -> Response:
+    svc.limiter.check(bucket, request)
     body = await read_body(request)
     if body.text("phone"):
-        raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Unsupported phone provider")
+        return await phone_auth.otp(svc, request, body, create_default=create_default)
+    gates.require_email_login(svc.ctx.settings)
     email = validate_email(body.text("email"))
     mail.require_delivery(svc.ctx, email)
     create_user_flag = body.flag("create_user", create_default)
@@ -94,9 +99,11 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
 
     async def work(conn: AsyncConnection) -> None:
         user = await user_by_email(conn, email, lock=True)
+        if user is None and not create_user_flag:
+            raise unprocessable(codes.OTP_DISABLED, "Signups not allowed for otp")
+        if user is None or user["email_confirmed_at"] is None:
+            gates.require_signup(svc.ctx.settings)  # GoTrue's MagicLink signs such an address up
         if user is None:
-            if not create_user_flag:
-                raise unprocessable(codes.OTP_DISABLED, "Signups not allowed for otp")
             user_id = await create_user(conn, email=email, password_hash=None, user_meta=data,
                                         app_meta={"provider": "email", "providers": ["email"]})
             user = await written_user(conn, user_id)
@@ -111,16 +118,17 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
 
 
 async def magiclink(svc: AuthService, request: Request) -> Response:
-    return await otp(svc, request)
+    return await otp(svc, request, bucket="magiclink")
 
 
 async def resend(svc: AuthService, request: Request) -> Response:
+    svc.limiter.check("resend", request)
     body = await read_body(request)
     kind = body.text("type")
     if kind not in ("signup", "email_change", "sms", "phone_change"):
         raise bad_request(codes.VALIDATION_FAILED, "Missing one of these types: signup, email_change, sms, phone_change")
     if kind in ("sms", "phone_change"):
-        raise bad_request(codes.PHONE_PROVIDER_DISABLED, "Phone provider is disabled")
+        return await phone_auth.resend(svc, request, body, kind)
     email = validate_email(body.text("email"))
     mail.require_delivery(svc.ctx, email)
     redirect_to = _redirect(svc, request)
@@ -182,6 +190,8 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, me
                                " else recovery_token end where id = %s", [hashed, user_id])
             await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_hash = %s",
                                [user_id, hashed])
+            if kind in ("signup", "invite"):
+                await invite.accept(conn, user)
             await confirm_email(conn, user_id)
         evicted = await sessions.evict_least_recently_used(ctx, conn, user_id)
         return await issue_session(ctx, conn, request, await written_user(conn, user_id), method), evicted
@@ -194,8 +204,8 @@ async def verify_post(svc: AuthService, request: Request) -> Response:
     body = await read_body(request)
     kind, token, token_hash = body.text("type"), body.text("token"), body.text("token_hash")
     email = body.text("email")
-    if body.text("phone"):
-        raise bad_request(codes.PHONE_PROVIDER_DISABLED, "Phone provider is disabled")
+    if body.text("phone") or kind in phone_auth.VERIFY_TYPES:
+        return await phone_auth.verify_post(svc, request, body)
     if kind not in VERIFY_TYPES:
         raise bad_request(codes.VALIDATION_FAILED, "Verify requires a verification type")
     if token_hash:

@@ -1,0 +1,454 @@
+"""Phone sign-up and sign-in with SMS codes, as GoTrue's phone provider.
+
+Numbers are kept as GoTrue keeps them: E.164 digits without the '+' (validatePhone). A code's
+hash (sha224 of number + code, as GoTrue's GenerateTokenHash) sits in the user's
+confirmation_token (sign-up and sign-in), phone_change_token or reauthentication_token column,
+with its send time; it is valid for GOTRUE_SMS_OTP_EXP seconds and once. A number of
+GOTRUE_SMS_TEST_OTP also verifies with its fixed code, at any time (GoTrue's GetTestOTP).
+
+Entry points, called from the shared endpoint modules: signup (POST /signup {phone}), otp
+(POST /otp {phone}), verify_post (POST /verify type sms | phone_change), resend (POST /resend
+type sms | phone_change), password_grant (POST /token?grant_type=password {phone}),
+check_new_phone / change_phone (PUT /user {phone}), and send_confirmation for other features
+(reauthentication by SMS).
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from psycopg import AsyncConnection, sql
+from psycopg.types.json import Jsonb
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import error_codes as codes
+from server.auth import mail, metadata, passwords, sessions, sms
+from server.auth.db import in_transaction
+from server.auth.errors import AuthError, bad_request, forbidden, internal, too_many_requests, unprocessable
+from server.auth.http import Body, json_response
+from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import issue_session
+from server.auth.user_store import (
+    UserRow,
+    insert_user,
+    user_by_email,
+    user_by_phone,
+    user_by_phone_change,
+    user_json,
+    written_user,
+)
+from server.config import Settings
+
+PROVIDER = "phone"
+VERIFY_TYPES = ("sms", "phone_change")
+MAX_FREQUENCY_SECONDS = 60  # GoTrue's GOTRUE_SMS_MAX_FREQUENCY default: one SMS a minute per column
+EXPIRED = "Token has expired or is invalid"
+INVALID_FORMAT = "Invalid phone number format (E.164 required)"
+INVALID_CHANNEL = ("Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if"
+                   " Twilio or Twilio Verify is used as the provider.")
+DUPLICATE_PHONE = "A user with this phone number has already been registered"
+_E164 = re.compile(r"[1-9][0-9]{1,14}")
+
+# What each kind of code is kept in: (token column, sent-at column, one_time_tokens type).
+_OTP_COLUMNS = {
+    "confirmation": ("confirmation_token", "confirmation_sent_at", "confirmation_token"),
+    "phone_change": ("phone_change_token", "phone_change_sent_at", "phone_change_token"),
+    "reauthentication": ("reauthentication_token", "reauthentication_sent_at", "reauthentication_token"),
+}
+
+
+def format_phone(phone: str) -> str:
+    """GoTrue's formatPhoneNumber: no leading '+', no blanks."""
+    return phone.removeprefix("+").replace(" ", "")
+
+
+def is_valid_phone(phone: str) -> bool:
+    """E.164 digits (after format_phone): 2 to 15 digits, not starting with 0. fullmatch: Go's `$`
+    ends the text, Python's would let a trailing newline through."""
+    return _E164.fullmatch(phone) is not None
+
+
+def validate_phone(phone: str) -> str:
+    """GoTrue's validatePhone: the number in its stored form, or 400 validation_failed."""
+    formatted = format_phone(phone)
+    if not is_valid_phone(formatted):
+        raise bad_request(codes.VALIDATION_FAILED, INVALID_FORMAT)
+    return formatted
+
+
+def check_channel(settings: Settings, channel: str) -> str:
+    """GoTrue's IsValidMessageChannel: 'sms' by default; with the Send SMS hook any channel goes
+    to the hook; 'whatsapp' needs Twilio, which this server has not."""
+    channel = channel or "sms"
+    if not sms.hook_enabled(settings) and channel != "sms":
+        raise bad_request(codes.VALIDATION_FAILED, INVALID_CHANNEL)
+    return channel
+
+
+def _provider_disabled(message: str) -> AuthError:
+    return bad_request(codes.PHONE_PROVIDER_DISABLED, message)
+
+
+# Sending a code.
+
+async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Request | None, user: UserRow,
+                            phone: str, otp_type: str) -> str:
+    """GoTrue's sendPhoneConfirmation: a code for `otp_type` (confirmation, phone_change or
+    reauthentication) to `phone`, its hash kept on the user. Returns the message id GoTrue
+    answers ("test-otp" for a test number, else none)."""
+    token_column, sent_column, ott_type = _OTP_COLUMNS[otp_type]
+    await _check_frequency(svc, conn, user["id"], sent_column)
+    code = await sms.send_otp(svc, conn, phone=phone, kind=otp_type, user=user, request=request)
+    hashed = mail.token_hash(phone, code)
+    await conn.execute(
+        sql.SQL("update auth.users set {token} = %s, {sent} = now(),"
+                " phone_change = case when %s then %s else phone_change end where id = %s").format(
+            token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
+        [hashed, otp_type == "phone_change", phone, user["id"]])
+    await conn.execute(
+        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)"
+        " values (gen_random_uuid(), %s, %s, %s, %s) on conflict (user_id, token_type)"
+        " do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = now()",
+        [user["id"], ott_type, hashed, phone])
+    return "test-otp" if sms.test_otp(svc.ctx.settings, phone) is not None else ""
+
+
+async def _check_frequency(svc: AuthService, conn: AsyncConnection, user_id: Any, sent_column: str) -> None:
+    """One SMS per minute for each kind of code (before the test-number check, as GoTrue: test
+    numbers behave like real ones). Applied with the other rate limits."""
+    if not svc.limiter.enabled:
+        return
+    cur = await conn.execute(
+        sql.SQL("select floor(extract(epoch from {sent} + make_interval(secs => %s) - now()))"
+                " from auth.users where id = %s and {sent} + make_interval(secs => %s) >= now()").format(
+            sent=sql.Identifier(sent_column)),
+        [MAX_FREQUENCY_SECONDS, user_id, MAX_FREQUENCY_SECONDS])
+    row = await cur.fetchone()
+    if row is not None:
+        raise too_many_requests(codes.OVER_SMS_SEND_RATE_LIMIT,
+                                f"For security purposes, you can only request this after {int(row[0])} seconds.")
+
+
+def _message(message_id: str) -> dict[str, str]:
+    return {"message_id": message_id} if message_id else {}
+
+
+# Sign-up: POST /signup {phone, password}, and the new users of POST /otp {phone}.
+
+class _Registered(Exception):
+    """The number belongs to a confirmed user already (GoTrue's UserExistsError)."""
+
+    def __init__(self, user: UserRow) -> None:
+        super().__init__("user already exists")
+        self.user = user
+
+
+async def _create_user(conn: AsyncConnection, phone: str, password_hash: str | None, data: dict[str, Any]) -> uuid.UUID:
+    """A phone user and its phone identity; the identity's claims are its user metadata too."""
+    try:
+        async with conn.transaction():  # savepoint: a failing app trigger is reported, not half-applied
+            user_id = await insert_user(conn, email=None, phone=phone, password_hash=password_hash, user_meta=data,
+                                        app_meta={"provider": PROVIDER, "providers": [PROVIDER]})
+    except psycopg.Error as exc:
+        raise internal("Database error saving new user") from exc
+    identity: dict[str, Any] = {"sub": str(user_id), "email_verified": False, "phone_verified": False}
+    for key, value in data.items():
+        identity.setdefault(key, value)
+    await conn.execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
+        " values (%s, %s, %s, %s, now(), now())", [str(user_id), user_id, Jsonb(identity), PROVIDER])
+    await conn.execute("update auth.users set raw_user_meta_data = %s where id = %s", [Jsonb(identity), user_id])
+    return user_id
+
+
+async def _confirm_phone(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """GoTrue's ConfirmPhone: confirmed now, the code spent (and every other pending code)."""
+    await conn.execute("update auth.users set phone_confirmed_at = now(), confirmation_token = '', updated_at = now()"
+                       " where id = %s", [user_id])
+    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
+
+
+async def _register(svc: AuthService, conn: AsyncConnection, request: Request, phone: str,
+                    password_hash: str | None, data: dict[str, Any]) -> UserRow:
+    """GoTrue's Signup for the phone provider, in the caller's transaction: a new user (an
+    unconfirmed one is reused, unchanged), then confirmed (GOTRUE_SMS_AUTOCONFIRM) or sent a code."""
+    user = await user_by_phone(conn, phone, lock=True)
+    if user is not None and user["phone_confirmed_at"] is not None:
+        raise _Registered(user)
+    user_id = user["id"] if user is not None else await _create_user(conn, phone, password_hash, data)
+    if svc.ctx.settings.sms_autoconfirm:
+        await _confirm_phone(conn, user_id)
+    else:
+        await send_confirmation(svc, conn, request, await written_user(conn, user_id), phone, "confirmation")
+    return await written_user(conn, user_id)
+
+
+def _check_signup_allowed(settings: Settings) -> None:
+    if settings.disable_signup:
+        raise unprocessable(codes.SIGNUP_DISABLED, "Signups not allowed for this instance")
+
+
+async def signup(svc: AuthService, request: Request, body: Body, phone: str, password: str,
+                 data: dict[str, Any]) -> Response:
+    """POST /signup with a phone number (the password already checked by the caller)."""
+    settings = svc.ctx.settings
+    _check_signup_allowed(settings)
+    check_channel(settings, body.text("channel"))
+    if body.text("code_challenge"):
+        raise bad_request(codes.VALIDATION_FAILED, "PKCE not supported for phone signups")
+    if not settings.phone_enabled:
+        raise _provider_disabled("Phone signups are disabled")
+    phone = validate_phone(phone)
+    password_hash = await passwords.hash_password(password)
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        user = await _register(svc, conn, request, phone, password_hash, data)
+        if user["phone_confirmed_at"] is not None:  # autoconfirmed: signed in at once
+            return await issue_session(svc.ctx, conn, request, user, "password")
+        return user_json(user)
+
+    try:
+        return json_response(request, await in_transaction(svc.ctx, work, "Database error updating user"))
+    except _Registered as exists:
+        if settings.mailer_autoconfirm or settings.sms_autoconfirm:
+            raise unprocessable(codes.USER_ALREADY_EXISTS, "User already registered") from None
+        return json_response(request, _sanitized(exists.user, data))
+
+
+def _sanitized(user: UserRow, data: dict[str, Any]) -> dict[str, Any]:
+    """GoTrue's sanitizeUser: a repeated sign-up must not reveal that the number is taken."""
+    now = datetime.now(UTC)
+    fake: UserRow = {
+        **user, "id": uuid.uuid4(), "role": "", "email": "", "email_change": "", "created_at": now, "updated_at": now,
+        "confirmation_sent_at": now, "last_sign_in_at": None, "confirmed_at": None, "email_change_sent_at": None,
+        "email_confirmed_at": None, "phone_confirmed_at": None, "identities": [], "raw_user_meta_data": data,
+        "raw_app_meta_data": {"provider": PROVIDER, "providers": [PROVIDER]}, "banned_until": None,
+    }
+    return user_json(fake)
+
+
+# POST /otp {phone}.
+
+async def otp(svc: AuthService, request: Request, body: Body, *, create_default: bool = True) -> Response:
+    """GoTrue's Otp then SmsOtp: a code to sign in with; an unknown (or unconfirmed) number is
+    signed up first, unless create_user is false."""
+    settings = svc.ctx.settings
+    if body.text("email"):
+        raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided")
+    data = body.obj("data") or {}
+    metadata.check("user_metadata", data)
+    if not body.flag("create_user", create_default):
+        known = validate_phone(body.text("phone"))
+        if await in_transaction(svc.ctx, lambda conn: user_by_phone(conn, known)) is None:
+            raise unprocessable(codes.OTP_DISABLED, "Signups not allowed for otp")
+    if not settings.phone_enabled:
+        raise _provider_disabled("Unsupported phone provider")
+    check_channel(settings, body.text("channel"))
+    phone = validate_phone(body.text("phone"))
+
+    async def work(conn: AsyncConnection) -> dict[str, str]:
+        user = await user_by_phone(conn, phone, lock=True)
+        if user is None or user["phone_confirmed_at"] is None:
+            _check_signup_allowed(settings)
+            user = await _register(svc, conn, request, phone, None, data)
+            if not settings.sms_autoconfirm:
+                return {}  # GoTrue answers the sign-up's code with an empty object
+        return _message(await send_confirmation(svc, conn, request, user, phone, "confirmation"))
+
+    return json_response(request, await in_transaction(svc.ctx, work, "Database error sending SMS"))
+
+
+# POST /verify {phone, token, type: sms | phone_change}.
+
+async def verify_post(svc: AuthService, request: Request, body: Body) -> Response:
+    """GoTrue's VerifyParams.Validate, verifyUserAndToken and smsVerify for phone codes."""
+    kind, token, token_hash = body.text("type"), body.text("token"), body.text("token_hash")
+    email, raw_phone = body.text("email"), body.text("phone")
+    if not kind:
+        raise bad_request(codes.VALIDATION_FAILED, "Verify requires a verification type")
+    if bool(token) == bool(token_hash):
+        raise bad_request(codes.VALIDATION_FAILED, "Verify requires either a token or a token hash")
+    if token_hash:  # codes sent by SMS are verified with the number, never by hash
+        if email or raw_phone or body.text("redirect_to"):
+            raise bad_request(codes.VALIDATION_FAILED, "Only the token_hash and type should be provided")
+        raise bad_request(codes.VALIDATION_FAILED, "Invalid email verification type")
+    if not raw_phone or email:
+        if email and not raw_phone:  # an email code with a phone type: no user has an empty address
+            validate_email(email)
+            raise forbidden(codes.OTP_EXPIRED, EXPIRED)
+        raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on verify")
+    phone = validate_phone(raw_phone)
+    if kind not in VERIFY_TYPES:  # a mail type with a number: GoTrue looks up an empty address
+        raise forbidden(codes.OTP_EXPIRED, EXPIRED)
+    hashed = mail.token_hash(phone, token)
+    ctx = svc.ctx
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        find = user_by_phone if kind == "sms" else user_by_phone_change
+        user = await find(conn, phone, lock=True)
+        if user is None:
+            raise forbidden(codes.OTP_EXPIRED, EXPIRED)
+        if user["is_banned"]:
+            raise forbidden(codes.USER_BANNED, "User is banned")
+        if not await _code_matches(ctx.settings, conn, user, kind, phone, token, hashed):
+            raise forbidden(codes.OTP_EXPIRED, EXPIRED)
+        if kind == "sms":
+            await _confirm_phone(conn, user["id"])
+        else:
+            await apply_phone_change(conn, user, phone)
+        await _became_permanent(conn, user["id"])
+        await sessions.evict_least_recently_used(ctx, conn, user["id"])
+        return await issue_session(ctx, conn, request, await written_user(conn, user["id"]), "otp")
+
+    return json_response(request, await in_transaction(ctx, work, "Database error verifying user"))
+
+
+async def _code_matches(settings: Settings, conn: AsyncConnection, user: UserRow, kind: str, phone: str,
+                        token: str, hashed: str) -> bool:
+    """A test number's fixed code, or the kept hash while it is fresh (compared in constant time)."""
+    fixed = sms.test_otp(settings, phone)
+    if fixed is not None and hmac.compare_digest(token.encode(), fixed.encode()):
+        return True
+    token_column, sent_column, _ = _OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"]
+    cur = await conn.execute(
+        sql.SQL("select coalesce({token}, ''), coalesce({sent} + make_interval(secs => %s) >= now(), false)"
+                " from auth.users where id = %s").format(
+            token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
+        [settings.sms_otp_exp, user["id"]])
+    row = await cur.fetchone()
+    if row is None:
+        return False
+    stored, fresh = row
+    # Compared whatever the freshness, so the answer's timing says nothing about the code.
+    same = bool(stored) and hmac.compare_digest(stored.encode(), hashed.encode())
+    return same and bool(fresh)
+
+
+async def apply_phone_change(conn: AsyncConnection, user: UserRow, phone: str) -> None:
+    """GoTrue's phone_change verification: the phone identity (created, or its number updated),
+    then ConfirmPhoneChange (the new number, confirmed; pending codes spent)."""
+    user_id = user["id"]
+    await conn.execute(
+        "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
+        " values (%s, %s, %s, %s, now(), now()) on conflict (provider_id, provider) do update"
+        " set identity_data = auth.identities.identity_data || jsonb_build_object('phone', %s::text, 'phone_verified', true),"
+        " updated_at = now()",
+        [str(user_id), user_id,
+         Jsonb({"sub": str(user_id), "phone": phone, "email_verified": False, "phone_verified": True}),
+         PROVIDER, phone])
+    await conn.execute(
+        "update auth.users set phone = %s, phone_change = '', phone_change_token = '', phone_confirmed_at = now(),"
+        " updated_at = now() where id = %s", [phone, user_id])
+    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
+
+
+async def _became_permanent(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """A verified number makes an anonymous user permanent; app_metadata.providers follows the
+    user's identities (GoTrue's UpdateAppMetaDataProviders)."""
+    await conn.execute(
+        "update auth.users u set is_anonymous = false, raw_app_meta_data = coalesce(u.raw_app_meta_data, '{}'::jsonb)"
+        " || jsonb_build_object('providers', p.providers)"
+        " || case when u.raw_app_meta_data ? 'provider' then '{}'::jsonb"
+        "    else jsonb_build_object('provider', p.providers->0) end"
+        " from (select coalesce(jsonb_agg(provider order by first), '[]') as providers from"
+        "   (select provider, min(created_at) as first from auth.identities where user_id = %(id)s group by provider) i) p"
+        " where u.id = %(id)s", {"id": user_id})
+
+
+# POST /resend {type: sms | phone_change}.
+
+async def resend(svc: AuthService, request: Request, body: Body, kind: str) -> Response:
+    """GoTrue's Resend for SMS codes (`kind` already one of its four types). The user is found by
+    the number (or address) given; a phone_change code goes to the pending new number."""
+    settings = svc.ctx.settings
+    email, raw_phone = body.text("email"), body.text("phone")
+    if not raw_phone and kind == "sms":
+        raise bad_request(codes.VALIDATION_FAILED, "Type provided requires a phone number")
+    if email and raw_phone:
+        raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided.")
+    if email:
+        if not settings.email_enabled:
+            raise bad_request(codes.EMAIL_PROVIDER_DISABLED, "Email logins are disabled")
+        email = validate_email(email)
+    elif raw_phone:
+        if not settings.phone_enabled:
+            raise _provider_disabled("Phone logins are disabled")
+    else:
+        raise bad_request(codes.VALIDATION_FAILED, "Missing email address or phone number")
+    phone = validate_phone(raw_phone) if raw_phone else ""
+
+    async def work(conn: AsyncConnection) -> dict[str, str]:
+        user = await (user_by_email(conn, email, lock=True) if email else user_by_phone(conn, phone, lock=True))
+        if user is None:
+            return {}
+        if kind == "sms":
+            if user["phone_confirmed_at"] is not None:
+                return {}
+            return _message(await send_confirmation(svc, conn, request, user, phone, "confirmation"))
+        if not user["phone_change"]:
+            return {}
+        return _message(await send_confirmation(svc, conn, request, user, user["phone_change"], "phone_change"))
+
+    return json_response(request, await in_transaction(svc.ctx, work, "Unable to process request"))
+
+
+# POST /token?grant_type=password {phone, password}.
+
+async def password_grant(svc: AuthService, request: Request, phone: str, password: str) -> Response:
+    """GoTrue's password grant for a phone number (formatted, not validated, as GoTrue)."""
+    ctx = svc.ctx
+    if not ctx.settings.phone_enabled:
+        raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Phone logins are disabled")
+    phone = format_phone(phone)
+    # Counted per number too, as addresses are (server.auth.ratelimit): guessing from many IPs gains nothing.
+    svc.limiter.account_attempt(phone)
+    user = await in_transaction(ctx, lambda conn: user_by_phone(conn, phone))
+    if user is None or not user["encrypted_password"]:
+        raise bad_request(codes.INVALID_CREDENTIALS, "Invalid login credentials")
+    if user["is_banned"]:
+        raise bad_request(codes.USER_BANNED, "User is banned")
+    if not await passwords.verify_password(password, user["encrypted_password"]):
+        raise bad_request(codes.INVALID_CREDENTIALS, "Invalid login credentials")
+    svc.limiter.account_succeeded(phone)
+    if user["phone_confirmed_at"] is None:
+        raise bad_request(codes.PHONE_NOT_CONFIRMED, "Phone not confirmed")
+    session = await in_transaction(ctx, lambda conn: issue_session(ctx, conn, request, user, "password"),
+                                   "Database error granting user")
+    weak = passwords.strength_error(ctx.settings, password)
+    if weak is not None and weak.code == codes.WEAK_PASSWORD:
+        session["weak_password"] = {"message": weak.message, **weak.extra["weak_password"]}
+    return json_response(request, session)
+
+
+# PUT /user {phone}.
+
+async def check_new_phone(conn: AsyncConnection, user: UserRow, raw_phone: str) -> str | None:
+    """The number a PUT /user asks for, validated; None when it is the user's own already;
+    422 phone_exists when another user has it."""
+    phone = validate_phone(raw_phone)
+    if phone == (user["phone"] or ""):
+        return None
+    cur = await conn.execute("select 1 from auth.users where phone = %s and id <> %s and not is_sso_user",
+                             [phone, user["id"]])
+    if await cur.fetchone() is not None:
+        raise unprocessable(codes.PHONE_EXISTS, DUPLICATE_PHONE)
+    return phone
+
+
+async def change_phone(svc: AuthService, conn: AsyncConnection, request: Request, user: UserRow, phone: str,
+                       channel: str = "") -> None:
+    """GoTrue's UserUpdate with a new number: a phone_change code to it, or (autoconfirm) the
+    change applied at once."""
+    check_channel(svc.ctx.settings, channel)
+    if svc.ctx.settings.sms_autoconfirm:
+        await conn.execute("update auth.users set phone_change = %s where id = %s", [phone, user["id"]])
+        await apply_phone_change(conn, user, phone)
+        await _became_permanent(conn, user["id"])
+        return
+    await send_confirmation(svc, conn, request, user, phone, "phone_change")
