@@ -24,10 +24,13 @@ from server.auth.service import AuthService, validate_email
 from server.auth.signup import create_user, save_one_time_token
 from server.auth.user import merge_metadata
 from server.auth.user_store import AUDIENCE, USER_SELECT, UserRow, confirm_email, user_by_email, user_by_id, user_json, written_user
+from server.context import AppContext
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 USER_NOT_FOUND = "User not found"
+DEFAULT_PER_PAGE = 50
+MAX_PER_PAGE = 1000
 
 
 def parse_ban_duration(value: str) -> timedelta | None:
@@ -43,17 +46,68 @@ def parse_ban_duration(value: str) -> timedelta | None:
 def _user_uuid(request: Request) -> uuid.UUID:
     try:
         return uuid.UUID(request.path_params["user_id"])
-    except ValueError:
-        raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND) from None
+    except ValueError:  # GoTrue's loadUser: a 404 with validation_failed
+        raise not_found(codes.VALIDATION_FAILED, "user_id must be an UUID") from None
+
+
+def _go_quote(text: str) -> str:
+    """Go's strconv.Quote, as its parse errors show the text (printable characters kept)."""
+    named = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    out = []
+    for c in text:
+        if c in named:
+            out.append(named[c])
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.append(f"\\x{ord(c):02x}" if ord(c) < 0x80 else f"\\u{ord(c):04x}")
+    return '"' + "".join(out) + '"'
+
+
+def _page_number(name: str, text: str, default: int, maximum: int, too_large: str) -> int:
+    """GoTrue's Paginate for one parameter: strconv.ParseUint, then its bounds."""
+    if text == "":
+        return default
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"strconv.ParseUint: parsing {_go_quote(text)}: invalid syntax")
+    if len(text.lstrip("0")) > 20 or int(text) > 2**64 - 1:
+        raise ValueError(f"strconv.ParseUint: parsing {_go_quote(text)}: value out of range")
+    value = int(text)
+    if value == 0:
+        raise ValueError(f"{name} must be greater than 0")
+    if value > maximum:
+        raise ValueError(too_large)
+    return value
+
+
+def paginate(request: Request) -> tuple[int, int]:
+    """(page, per_page) of `page` and `per_page`, as GoTrue's shared.Paginate reads them: a
+    negative, zero, non-numeric or too large value is 400 "Bad Pagination Parameters"."""
+    params = request.query_params
+    first = {key: params.getlist(key)[0] if params.getlist(key) else "" for key in ("page", "per_page")}
+    try:
+        page = _page_number("page", first["page"], 1, 2**31 - 1, "page exceeds maximum allowed value")
+        per_page = _page_number("per_page", first["per_page"], DEFAULT_PER_PAGE, MAX_PER_PAGE,
+                                f"per_page must not exceed {MAX_PER_PAGE}")
+    except ValueError as exc:
+        raise bad_request(codes.VALIDATION_FAILED, f"Bad Pagination Parameters: {exc}") from None
+    return page, per_page
+
+
+def pagination_headers(ctx: AppContext, path: str, page: int, per_page: int, total: int) -> dict[str, str]:
+    """X-Total-Count and Link (next, last), which auth-js and supabase-py read."""
+    base = f"{ctx.settings.api_url}/auth/v1/{path}"
+    last = max(1, -(-total // per_page))
+    links = []
+    if page < last:
+        links.append(f'<{base}?{urlencode({"page": page + 1, "per_page": per_page})}>; rel="next"')
+    links.append(f'<{base}?{urlencode({"page": last, "per_page": per_page})}>; rel="last"')
+    return {"X-Total-Count": str(total), "Link": ", ".join(links)}
 
 
 async def list_users(svc: AuthService, request: Request) -> Response:
     require_admin(svc.ctx, request)
-    try:
-        page = max(1, int(request.query_params.get("page") or 1))
-        per_page = max(1, min(1000, int(request.query_params.get("per_page") or 50)))
-    except ValueError:
-        raise bad_request(codes.VALIDATION_FAILED, "Bad Pagination Parameters") from None
+    page, per_page = paginate(request)
     pattern = "%" + (request.query_params.get("filter") or "") + "%"
 
     async def work(conn: AsyncConnection) -> tuple[int, list[UserRow]]:
@@ -69,13 +123,7 @@ async def list_users(svc: AuthService, request: Request) -> Response:
         return total, rows
 
     total, rows = await in_transaction(svc.ctx, work)
-    base = f"{svc.ctx.settings.api_url}/auth/v1/admin/users"
-    last = max(1, -(-total // per_page))
-    links = []
-    if page < last:
-        links.append(f'<{base}?{urlencode({"page": page + 1, "per_page": per_page})}>; rel="next"')
-    links.append(f'<{base}?{urlencode({"page": last, "per_page": per_page})}>; rel="last"')
-    headers = {"X-Total-Count": str(total), "Link": ", ".join(links)}
+    headers = pagination_headers(svc.ctx, "admin/users", page, per_page, total)
     return json_response(request, {"users": [user_json(r) for r in rows], "aud": AUDIENCE}, headers=headers)
 
 
@@ -103,8 +151,8 @@ async def create(svc: AuthService, request: Request) -> Response:
     if not email:
         raise bad_request(codes.VALIDATION_FAILED, "Cannot create a user without either an email or phone")
     email = validate_email(email)
-    if password is not None:
-        passwords.check_strength(password)
+    if password:  # GoTrue checks a given one; without, the user gets no password
+        passwords.check_strength(svc.ctx.settings, password)
     ban = parse_ban_duration(body.text("ban_duration")) if body.text("ban_duration") else None
     password_hash = await passwords.hash_password(password) if password else None
     app_meta = {"provider": "email", "providers": ["email"], **(body.obj("app_metadata") or {})}
@@ -113,7 +161,7 @@ async def create(svc: AuthService, request: Request) -> Response:
         if await user_by_email(conn, email) is not None:
             raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
         user_id = await create_user(conn, email=email, password_hash=password_hash,
-                                    user_meta=body.obj("user_metadata") or {}, app_meta=app_meta)
+                                    user_meta=body.obj("user_metadata") or {}, app_meta=app_meta, exact_metadata=True)
         await _apply_admin_fields(conn, user_id, body, ban)
         return user_json(await written_user(conn, user_id))
 
@@ -142,7 +190,7 @@ async def update(svc: AuthService, request: Request) -> Response:
     if email:
         email = validate_email(email)
     if password is not None:
-        passwords.check_strength(password)
+        passwords.check_strength(svc.ctx.settings, password)
     ban = parse_ban_duration(body.text("ban_duration")) if body.text("ban_duration") else None
     password_hash = await passwords.hash_password(password) if password else None
 
@@ -206,14 +254,14 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
     require_admin(ctx, request)
     body = await read_body(request)
     kind = body.text("type")
-    if kind not in LINK_TYPES:
-        raise bad_request(codes.VALIDATION_FAILED, "Invalid email action link type requested")
     email = validate_email(body.text("email"))
+    if kind not in LINK_TYPES:
+        raise bad_request(codes.VALIDATION_FAILED, f"Invalid email action link type requested: {kind}")
     password = body.opt_text("password")
     if kind == "signup":
         if not password:
             raise bad_request(codes.VALIDATION_FAILED, "Signup requires a valid password")
-        passwords.check_strength(password)
+        passwords.check_strength(ctx.settings, password)
     new_email = validate_email(body.text("new_email")) if kind.startswith("email_change") else ""
     password_hash = await passwords.hash_password(password) if kind == "signup" and password else None
     redirect_to = mail.redirect_target(ctx, body.opt_text("redirect_to") or request.query_params.get("redirect_to"))
@@ -228,8 +276,15 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
             if user is None:
                 user_id = await create_user(conn, email=email, password_hash=password_hash, user_meta=data,
                                             app_meta={"provider": "email", "providers": ["email"]},
-                                            invited=kind == "invite")
+                                            invited=kind == "invite", exact_metadata=True)
                 user = await written_user(conn, user_id)
+            elif kind == "signup" and data:  # GoTrue updates an unconfirmed user's metadata
+                merged = merge_metadata(user["raw_user_meta_data"], data)
+                metadata.check_merged("user_metadata", user["raw_user_meta_data"], merged)
+                await conn.execute("update auth.users set raw_user_meta_data = %s, updated_at = now() where id = %s",
+                                   [Jsonb(merged), user["id"]])
+            if kind == "invite":  # a new link re-invites
+                await conn.execute("update auth.users set invited_at = now() where id = %s", [user["id"]])
         elif user is None:
             raise not_found(codes.USER_NOT_FOUND, "User with this email not found")
         otp = mail.new_otp()

@@ -22,6 +22,7 @@ import anyio
 from psycopg import AsyncConnection
 
 from server.auth import error_codes as codes
+from server.auth import redirects
 from server.auth.errors import bad_request
 from server.config import Settings
 from server.context import AppContext
@@ -38,6 +39,8 @@ _TEMPLATES = {
                      "Follow this link to confirm the update of your email:", "Change Email"),
     "invite": ("You have been invited", "You have been invited",
                "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite"),
+    # GoTrue's reauthentication mail carries only the code (no link).
+    "reauthentication": ("Confirm reauthentication", "Confirm reauthentication", "Enter the code:", ""),
 }
 
 
@@ -85,13 +88,10 @@ def site_url(ctx: AppContext) -> str:
 
 
 def redirect_target(ctx: AppContext, requested: str | None) -> str:
-    """`redirect_to` when it points at the site or this server, else the site URL (no open redirect)."""
-    if requested:
-        wanted = urlsplit(requested)
-        for allowed in (site_url(ctx), ctx.settings.api_url):
-            base = urlsplit(allowed)
-            if (wanted.scheme, wanted.netloc) == (base.scheme, base.netloc):
-                return requested
+    """`redirect_to` when GoTrue's rules allow it (the site URL, GOTRUE_URI_ALLOW_LIST: see
+    redirects.py), else the site URL (no open redirect)."""
+    if requested and redirects.is_redirect_url_valid(site_url(ctx), ctx.settings.uri_allow_list, requested):
+        return requested
     return site_url(ctx)
 
 
@@ -102,6 +102,9 @@ def verify_link(ctx: AppContext, hashed: str, kind: str, redirect_to: str) -> st
 
 def render(kind: str, otp: str, link: str) -> tuple[str, str, str]:
     subject, heading, sentence, link_text = _TEMPLATES[kind]
+    if not link:
+        return subject, f"{heading}\n\n{sentence} {otp}\n", (
+            f"<h2>{html.escape(heading)}</h2><p>{html.escape(sentence)} {html.escape(otp)}</p>")
     text = f"{heading}\n\n{sentence}\n{link}\n\nAlternatively, enter the code: {otp}\n"
     body = (f"<h2>{html.escape(heading)}</h2><p>{html.escape(sentence)}</p>"
             f'<p><a href="{html.escape(link)}">{html.escape(link_text)}</a></p>'

@@ -10,9 +10,10 @@ import bcrypt
 
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, bad_request, weak_password
+from server.config import Settings
 
 COST = 10
-MIN_LENGTH = 6
+MIN_LENGTH = 6  # GoTrue's floor, whatever the setting
 MAX_BYTES = 72  # bcrypt ignores what lies beyond
 
 
@@ -37,17 +38,30 @@ async def verify_password(password: str, hashed: str | None) -> bool:
     return await anyio.to_thread.run_sync(_check, password, hashed)
 
 
-def check_strength(password: str) -> None:
-    """GoTrue's checkPasswordStrength with the default settings (6 characters minimum)."""
-    if len(password.encode()) > MAX_BYTES:
+def check_strength(settings: Settings, password: str) -> None:
+    """GoTrue's checkPasswordStrength: at most 72 bytes (400), else a 422 weak_password naming
+    every rule broken: `length` (GOTRUE_PASSWORD_MIN_LENGTH, counted in bytes as Go's len()
+    does) and `characters` (each set of GOTRUE_PASSWORD_REQUIRED_CHARACTERS must give one)."""
+    size = len(password.encode())
+    if size > MAX_BYTES:
         raise bad_request(codes.VALIDATION_FAILED, f"Password cannot be longer than {MAX_BYTES} characters")
-    if len(password) < MIN_LENGTH:
-        raise weak_password(f"Password should be at least {MIN_LENGTH} characters.", ["length"])
+    reasons: list[str] = []
+    messages: list[str] = []
+    min_length = max(settings.password_min_length, MIN_LENGTH)
+    if size < min_length:
+        reasons.append("length")
+        messages.append(f"Password should be at least {min_length} characters.")
+    required = settings.password_required_characters
+    if any(chars and not any(c in password for c in chars) for chars in required):
+        reasons.append("characters")
+        messages.append(f"Password should contain at least one character of each: {', '.join(required)}.")
+    if reasons:
+        raise weak_password(" ".join(messages), reasons)
 
 
-def strength_error(password: str) -> AuthError | None:
+def strength_error(settings: Settings, password: str) -> AuthError | None:
     try:
-        check_strength(password)
+        check_strength(settings, password)
     except AuthError as err:
         return err
     return None

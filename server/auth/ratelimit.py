@@ -1,5 +1,16 @@
-"""GoTrue's rate limits (per client IP; mails per hour for the whole server), and a bound on
-failed password sign-ins per account.
+"""GoTrue's rate limits, from the SUPALITE_AUTH_RATE_LIMIT_* settings (Supabase's
+`[auth.rate_limit]` names), and a bound on failed password sign-ins per account.
+
+GoTrue (internal/api/apilimiter) keeps one limiter per endpoint, each counted per client IP:
+`sign_in_sign_ups` (GOTRUE_RATE_LIMIT_OTP) sets six separate ones, for /signup, /otp,
+/magiclink, /recover, /resend and PUT /user; `token_refresh` sets the one of /token (every
+grant: password sign-ins count there, not with sign-ups); `token_verifications` the one of
+/verify; `anonymous_users` the anonymous sign-ins. These are token buckets (tollbooth): the
+per-5-minute ones hold at most 30 requests (GoTrue's fixed burst) and refill at N per 5
+minutes; here a setting under 30 also caps the bucket, so that a setting means what its name
+says (GoTrue would still let 30 through at once). Anonymous sign-ins hold N, refilled at N
+per hour. Mails and SMS are counted for the whole server in fixed hourly windows (GoTrue's
+IntervalLimiter): `email_sent`, `sms_sent`.
 
 GoTrue counts password sign-ins per IP only, so an attacker rotating addresses guesses any
 account's password at will; here sign-ins are also counted per e-mail address, whatever the
@@ -24,26 +35,47 @@ from starlette.requests import Request
 from server.auth import error_codes as codes
 from server.auth.errors import too_many_requests
 from server.auth.http import client_ip
+from server.config import Settings
 
 
 @dataclass(frozen=True)
 class Limit:
+    """`count` per `per_seconds`: fixed windows, or with `burst` a token bucket holding at most
+    `burst` requests and refilled at count / per_seconds."""
+
     count: int
     per_seconds: int
+    burst: int | None = None
 
 
 ACCOUNT_BUCKET = "password_failures"
+# GoTrue's separate limiters that `sign_in_sign_ups` (GOTRUE_RATE_LIMIT_OTP) sets, by endpoint.
+SIGN_IN_SIGN_UPS = ("signup", "otp", "magiclink", "recover", "resend", "user")
+GOTRUE_BURST = 30  # apilimiter's SetBurst(30) of the per-5-minute limiters
+FIVE_MINUTES, HOUR = 300, 3600
 
-# GoTrue / supabase config.toml defaults ([auth.rate_limit]), and the per-account bound.
-LIMITS = {
-    "sign_in_sign_ups": Limit(30, 300),
-    "token_refresh": Limit(150, 300),
-    "token_verifications": Limit(30, 300),
-    "anonymous_users": Limit(30, 3600),
-    "email_sent": Limit(30, 3600),
-    "sms_sent": Limit(30, 3600),
-    ACCOUNT_BUCKET: Limit(10, 300),
-}
+
+def per_five_minutes(count: int) -> Limit:
+    return Limit(count, FIVE_MINUTES, burst=min(count, GOTRUE_BURST))
+
+
+def limits_from(settings: Settings) -> dict[str, Limit]:
+    """Every bucket's limit, from the settings."""
+    sign_ins = per_five_minutes(settings.rate_limit_sign_in_sign_ups)
+    anonymous = settings.rate_limit_anonymous_users
+    return {
+        **{name: sign_ins for name in SIGN_IN_SIGN_UPS},
+        "token_refresh": per_five_minutes(settings.rate_limit_token_refresh),
+        "token_verifications": per_five_minutes(settings.rate_limit_token_verifications),
+        "anonymous_users": Limit(anonymous, HOUR, burst=anonymous),
+        "email_sent": Limit(settings.rate_limit_email_sent, HOUR),
+        "sms_sent": Limit(settings.rate_limit_sms_sent, HOUR),
+        ACCOUNT_BUCKET: Limit(10, FIVE_MINUTES),
+    }
+
+
+# The defaults of config.toml's [auth.rate_limit].
+LIMITS = limits_from(Settings())
 # Keys each bucket keeps at most: measured, 50,000 windows take 15 MB with 30-character
 # addresses or IPv6 addresses, 27 MB with 255 (the longest an e-mail may be).
 MAX_KEYS = 50_000
@@ -69,6 +101,13 @@ class Windows:
         window = self._windows.get(key)
         return 0 if window is None or now >= window[1] else window[0]
 
+    def take(self, key: str, now: float) -> bool:
+        """Count one request for `key`; False (and not counted) past the limit."""
+        if self.count(key, now) >= self.limit.count:
+            return False
+        self.add(key, now)
+        return True
+
     def add(self, key: str, now: float) -> None:
         window = self._windows.get(key)
         if window is not None and now < window[1]:
@@ -86,31 +125,72 @@ class Windows:
         self._windows.pop(key, None)
 
 
+class TokenBuckets:
+    """One bucket's token buckets (x/time/rate, as tollbooth uses it), key -> (tokens, at),
+    in order of last use, at most `max_keys`: a key unused long enough to be full again is the
+    same as no key, so those are dropped from the front; under a flood the least recently used
+    goes (it starts full again)."""
+
+    def __init__(self, limit: Limit, max_keys: int = MAX_KEYS) -> None:
+        self.limit = limit
+        self.max_keys = max_keys
+        self.capacity = float(limit.burst or 0)
+        self.rate = limit.count / limit.per_seconds  # tokens per second
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def _tokens(self, state: tuple[float, float] | None, now: float) -> float:
+        if state is None:
+            return self.capacity
+        tokens, at = state
+        return min(self.capacity, tokens + max(0.0, now - at) * self.rate)
+
+    def take(self, key: str, now: float) -> bool:
+        tokens = self._tokens(self._buckets.pop(key, None), now)
+        allowed = tokens >= 1
+        self._buckets[key] = (tokens - 1 if allowed else tokens, now)
+        while self._buckets:
+            first_key, first = next(iter(self._buckets.items()))
+            if len(self._buckets) <= self.max_keys and self._tokens(first, now) < self.capacity:
+                break
+            del self._buckets[first_key]
+        return allowed
+
+
+Counter = Windows | TokenBuckets
+
+
 @dataclass
 class RateLimiter:
     enabled: bool
     limits: dict[str, Limit] = field(default_factory=lambda: dict(LIMITS))
     max_keys: int = MAX_KEYS
     clock: Callable[[], float] = time.monotonic
-    _buckets: dict[str, Windows] = field(default_factory=dict)
+    _buckets: dict[str, Counter] = field(default_factory=dict)
 
-    def bucket(self, name: str) -> Windows:
-        windows = self._buckets.get(name)
-        if windows is None:
-            windows = self._buckets[name] = Windows(self.limits[name], self.max_keys)
-        return windows
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RateLimiter:
+        return cls(settings.rate_limits_enabled, limits_from(settings))
+
+    def bucket(self, name: str) -> Counter:
+        counter = self._buckets.get(name)
+        if counter is None:
+            limit = self.limits[name]
+            counter = TokenBuckets(limit, self.max_keys) if limit.burst is not None else Windows(limit, self.max_keys)
+            self._buckets[name] = counter
+        return counter
 
     def hit(self, bucket: str, key: str) -> bool:
         """Count one request; False when the bucket's limit is exceeded for `key`."""
         if not self.enabled:
             return True
-        windows, now = self.bucket(bucket), self.clock()
-        if windows.count(key, now) >= windows.limit.count:
-            return False
-        windows.add(key, now)
-        return True
+        return self.bucket(bucket).take(key, self.clock())
 
     def check(self, bucket: str, request: Request) -> None:
+        """One request of the client's IP in `bucket` (a name of SIGN_IN_SIGN_UPS,
+        token_refresh, token_verifications or anonymous_users); 429 past its limit."""
         if not self.hit(bucket, client_ip(request)):
             raise too_many_requests(codes.OVER_REQUEST_RATE_LIMIT, "Request rate limit reached")
 
@@ -133,4 +213,6 @@ class RateLimiter:
     def account_succeeded(self, email: str) -> None:
         """A right password: the attempts before it were the owner's, not a guesser's."""
         if self.enabled:
-            self.bucket(ACCOUNT_BUCKET).forget(email)
+            windows = self.bucket(ACCOUNT_BUCKET)
+            assert isinstance(windows, Windows)
+            windows.forget(email)

@@ -1,7 +1,131 @@
-"""GET /reauthenticate: a nonce by mail (or SMS) that a sensitive change must present."""
+"""GET /reauthenticate: a nonce by mail (or SMS) that a password change must present when
+GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION is on (supabase-js
+`auth.reauthenticate()` then `updateUser({password, nonce})`).
+
+As GoTrue: the nonce goes to the user's e-mail, or to the phone of a user without one; it is
+stored as GoTrue stores it (reauthentication_token = sha224 of address + code, and a
+one_time_tokens row), expires with the mailed codes (or the SMS ones), and is spent by the
+password change it allows. A session signed in within the last 24 hours needs no nonce.
+"""
 
 from __future__ import annotations
 
-from server.auth.service import RouteSpec
+import hmac
+from datetime import timedelta
+from typing import Any
 
-ROUTES: list[RouteSpec] = []
+from psycopg import AsyncConnection
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import error_codes as codes
+from server.auth import mail, sms
+from server.auth.authn import Caller, bearer_claims, load_caller
+from server.auth.db import in_transaction
+from server.auth.errors import bad_request, too_many_requests, unprocessable
+from server.auth.http import json_response
+from server.auth.service import AuthService, RouteSpec
+from server.auth.user_store import UserRow
+
+INVALID_NONCE = "Nonce has expired or is invalid"
+RECENT_SIGN_IN = timedelta(hours=24)  # GoTrue: a session younger than this is proof enough
+MAX_FREQUENCY_SECONDS = 60  # GoTrue's SMTP.MaxFrequency / Sms.MaxFrequency defaults
+TOKEN_TYPE = "reauthentication_token"
+
+
+async def reauthenticate(svc: AuthService, request: Request) -> Response:
+    ctx = svc.ctx
+    claims = bearer_claims(ctx, request)
+
+    async def work(conn: AsyncConnection) -> None:
+        caller = await load_caller(ctx, conn, claims, lock=True)
+        user = caller.user
+        email, phone = user["email"] or "", user["phone"] or ""
+        if not email and not phone:
+            raise bad_request(codes.VALIDATION_FAILED,
+                              "Reauthentication requires the user to have an email or a phone number")
+        if email and user["email_confirmed_at"] is None:
+            raise unprocessable(codes.EMAIL_NOT_CONFIRMED, "Please verify your email first.")
+        if not email and user["phone_confirmed_at"] is None:
+            raise unprocessable(codes.PHONE_NOT_CONFIRMED, "Please verify your phone first.")
+        if email:
+            mail.require_delivery(ctx, email)
+        await _check_frequency(svc, conn, user, codes.OVER_EMAIL_SEND_RATE_LIMIT if email
+                               else codes.OVER_SMS_SEND_RATE_LIMIT)
+        if email:
+            svc.limiter.check_email()
+            code = mail.new_otp()
+            await _store(conn, user, mail.token_hash(email, code), email)
+            await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="")
+        else:
+            code = await sms.send_otp(svc, conn, phone=phone, kind="reauthentication", user=user, request=request)
+            await _store(conn, user, mail.token_hash(phone, code), phone)
+
+    await in_transaction(ctx, work, "Error sending reauthentication code")
+    return json_response(request, {})
+
+
+async def _check_frequency(svc: AuthService, conn: AsyncConnection, user: UserRow, code: str) -> None:
+    """One nonce a minute per user (GoTrue's validateSentWithinFrequencyLimit), with the other limits."""
+    if not svc.limiter.enabled:
+        return
+    cur = await conn.execute(
+        "select ceil(extract(epoch from reauthentication_sent_at + make_interval(secs => %s) - now()))"
+        " from auth.users where id = %s", [MAX_FREQUENCY_SECONDS, user["id"]])
+    row = await cur.fetchone()
+    if row and row[0] is not None and row[0] > 0:
+        raise too_many_requests(code, f"For security purposes, you can only request this after {int(row[0])} seconds.")
+
+
+async def _store(conn: AsyncConnection, user: UserRow, hashed: str, relates_to: str) -> None:
+    await conn.execute("update auth.users set reauthentication_token = %s, reauthentication_sent_at = now()"
+                       " where id = %s", [hashed, user["id"]])
+    await conn.execute(
+        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)"
+        " values (gen_random_uuid(), %s, %s, %s, %s) on conflict (user_id, token_type)"
+        " do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = now()",
+        [user["id"], TOKEN_TYPE, hashed, relates_to])
+
+
+async def check_password_change(svc: AuthService, conn: AsyncConnection, caller: Caller, nonce: str) -> None:
+    """PUT /user with a password, when GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION
+    is on: a session signed in within 24 hours passes; otherwise the nonce must be the last one
+    sent, unexpired, and is spent (GoTrue's verifyReauthentication, before the password checks)."""
+    if not svc.ctx.settings.secure_password_change:
+        return
+    if caller.session_id is not None:
+        cur = await conn.execute("select created_at + %s > now() from auth.sessions where id = %s",
+                                 [RECENT_SIGN_IN, caller.session_id])
+        row = await cur.fetchone()
+        if row is not None and row[0]:
+            return
+    if not nonce:
+        raise bad_request(codes.REAUTHENTICATION_NEEDED, "Password update requires reauthentication")
+    await _spend_nonce(svc, conn, caller.user, nonce)
+
+
+async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, nonce: str) -> None:
+    cur = await conn.execute(
+        "select reauthentication_token, reauthentication_sent_at + make_interval(secs => %s) > now(),"
+        " reauthentication_sent_at + make_interval(secs => %s) > now()"
+        " from auth.users where id = %s for update",
+        [mail.OTP_EXPIRY_SECONDS, svc.ctx.settings.sms_otp_exp, user["id"]])
+    row: Any = await cur.fetchone()
+    stored, mail_live, sms_live = row if row is not None else ("", None, None)
+    if not stored or mail_live is None:
+        raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE)
+    if user["email"]:
+        address, live = user["email"], mail_live
+    elif user["phone"]:
+        address, live = user["phone"], sms_live
+    else:
+        raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, "Reauthentication requires an email or a phone number")
+    if not (hmac.compare_digest(mail.token_hash(address, nonce), stored) and live):
+        raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE)
+    await conn.execute("update auth.users set reauthentication_token = '', reauthentication_sent_at = null"
+                       " where id = %s", [user["id"]])
+    await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = %s",
+                       [user["id"], TOKEN_TYPE])
+
+
+ROUTES: list[RouteSpec] = [("/reauthenticate", reauthenticate, ["GET"])]

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import gates, mail, metadata, passwords
+from server.auth import gates, mail, metadata, passwords, pkce
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, internal, unprocessable
@@ -55,6 +55,7 @@ async def signup(svc: AuthService, request: Request) -> Response:
         return await phone_auth.signup(svc, request, body, phone, password, data)
     gates.require_email_signup(settings)
     email = validate_email(email)
+    challenge = pkce.challenge_from_body(body)  # PKCE: the confirmation link redirects with ?code=
     ctx = svc.ctx
     autoconfirm = ctx.settings.mailer_autoconfirm
     if not autoconfirm:
@@ -76,15 +77,19 @@ async def signup(svc: AuthService, request: Request) -> Response:
         if autoconfirm:
             await confirm_email(conn, user_id)
             return await issue_session(ctx, conn, request, await written_user(conn, user_id), "password")
-        await send_confirmation(svc, conn, user_id, email, redirect_to)
+        prefix = await pkce.start(conn, settings.flow_state_expiry, challenge, user_id=user_id,
+                                  auth_method="email/signup", provider_type="email")
+        await send_confirmation(svc, conn, user_id, email, redirect_to, prefix=prefix)
         return user_json(await written_user(conn, user_id))
 
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
 
 
-async def send_confirmation(svc: AuthService, conn: AsyncConnection, user_id: Any, email: str, redirect_to: str) -> None:
+async def send_confirmation(svc: AuthService, conn: AsyncConnection, user_id: Any, email: str, redirect_to: str,
+                            *, prefix: str = "") -> None:
+    """The confirmation mail; `prefix` is pkce.TOKEN_PREFIX for a PKCE flow's link."""
     otp = mail.new_otp()
-    hashed = mail.token_hash(email, otp)
+    hashed = prefix + mail.token_hash(email, otp)
     await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now() where id = %s",
                        [hashed, user_id])
     await save_one_time_token(conn, user_id, "confirmation_token", hashed, email)
