@@ -1,0 +1,37 @@
+-- OAuth 2.1 server clients, shaped as GoTrue's auth.oauth_clients after its migrations
+-- (client_id column dropped: the id is the public client id; client_type; nullable secret hash
+-- for public clients; token_endpoint_auth_method). Redirect URIs and grant types are
+-- comma-joined text, as GoTrue stores them. Only the auth service (the owner) reads them.
+do $$ begin
+  create type auth.oauth_registration_type as enum ('dynamic', 'manual');
+exception when duplicate_object then null;
+end $$;
+
+do $$ begin
+  create type auth.oauth_client_type as enum ('public', 'confidential');
+exception when duplicate_object then null;
+end $$;
+
+create table if not exists auth.oauth_clients (
+  id uuid not null,
+  client_secret_hash text null,
+  registration_type auth.oauth_registration_type not null,
+  redirect_uris text not null,
+  grant_types text not null,
+  client_name text null,
+  client_uri text null,
+  logo_uri text null,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  deleted_at timestamptz null,
+  client_type auth.oauth_client_type not null default 'confidential',
+  token_endpoint_auth_method text not null
+    check (token_endpoint_auth_method in ('client_secret_basic', 'client_secret_post', 'none')),
+  constraint oauth_clients_pkey primary key (id),
+  constraint oauth_clients_client_name_length check (char_length(client_name) <= 1024),
+  constraint oauth_clients_client_uri_length check (char_length(client_uri) <= 2048),
+  constraint oauth_clients_logo_uri_length check (char_length(logo_uri) <= 2048)
+);
+create index if not exists oauth_clients_deleted_at_idx on auth.oauth_clients (deleted_at);
+
+revoke all on auth.oauth_clients from anon, authenticated, service_role;
