@@ -479,3 +479,46 @@ def test_sms_rate_limit_spares_test_numbers(hapi: httpx.Client) -> None:
     assert hapi.post("/otp", json={"phone": HOOK_TEST_NUMBERS[1]}).status_code == 200
     verified = hapi.post("/verify", json={"type": "sms", "phone": HOOK_TEST_NUMBERS[1], "token": TEST_CODE})
     assert verified.status_code == 200
+
+
+# Sign-ups refused, and repeated sign-ups that must not reveal a number is taken.
+
+def test_disabled_signups_refuse_new_numbers_but_not_known_ones(database_url: str) -> None:
+    known = new_phone()
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("insert into auth.users (instance_id, id, aud, role, phone, phone_confirmed_at, raw_app_meta_data,"
+                     " raw_user_meta_data, created_at, updated_at) values ('00000000-0000-0000-0000-000000000000',"
+                     " gen_random_uuid(), 'authenticated', 'authenticated', %s, now(), '{}', '{}', now(), now())", [known])
+    server = harness.start_server(database_url, args=["--no-migrate"],
+                                  extra_env={**PHONE_ENV, "GOTRUE_DISABLE_SIGNUP": "true"})
+    try:
+        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as api:
+            for path, body in (("/otp", {"phone": new_phone()}), ("/signup", {"phone": new_phone(), "password": "secret-pass"})):
+                refused = api.post(path, json=body)
+                assert refused.status_code == 422 and refused.json()["code"] == "signup_disabled", path
+            assert api.post("/otp", json={"phone": known}).json() == {}
+            assert len(sms_messages(server, known)) == 1
+    finally:
+        server.stop()
+
+
+def test_repeated_sign_up_without_autoconfirm_is_obfuscated(database_url: str) -> None:
+    server = harness.start_server(database_url, args=["--no-migrate"],
+                                  extra_env={**PHONE_ENV, "GOTRUE_MAILER_AUTOCONFIRM": "false"})
+    try:
+        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as api:
+            phone = new_phone()
+            first = api.post("/signup", json={"phone": phone, "password": "secret-pass"}).json()
+            # Unconfirmed: signing up again sends a new code to the same user, unchanged.
+            again = api.post("/signup", json={"phone": phone, "password": "other-pass", "data": {"x": 1}})
+            assert again.status_code == 200 and again.json()["id"] == first["id"]
+            assert "x" not in again.json()["user_metadata"] and len(sms_messages(server, phone)) == 2
+            api.post("/verify", json={"type": "sms", "phone": phone, "token": last_code(server, phone)})
+            repeated = api.post("/signup", json={"phone": phone, "password": "secret-pass", "data": {"y": 2}})
+            assert repeated.status_code == 200
+            fake = repeated.json()
+            assert fake["id"] != first["id"] and fake["user_metadata"] == {"y": 2} and fake["identities"] == []
+            assert fake["phone"] == phone and "phone_confirmed_at" not in fake
+            assert len(sms_messages(server, phone)) == 2
+    finally:
+        server.stop()
