@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import phone as phone_auth
-from server.auth import mail, metadata, passwords, reauthenticate, sessions
+from server.auth import mail, metadata, passwords, pkce, reauthenticate, sessions
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import forbidden, unprocessable
@@ -51,6 +51,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
         passwords.check_strength(ctx.settings, password)
     if email:
         email = validate_email(email)
+    challenge = pkce.challenge_from_body(body)  # PKCE: the e-mail change link redirects with ?code=
     phone = phone_auth.validate_phone(body.text("phone")) if body.text("phone") else ""
     caller = await in_transaction(ctx, lambda conn: load_caller(ctx, conn, claims))
     if password is not None:  # GoTrue checks (and spends) the nonce before the password itself
@@ -78,7 +79,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
             await conn.execute("delete from auth.sessions where user_id = %s and id is distinct from %s",
                                [user_id, current.session_id])
         if email and email != (current.user["email"] or "").lower():
-            await _change_email(svc, conn, current, email, redirect_to)
+            await _change_email(svc, conn, current, email, redirect_to, challenge=challenge)
         if phone and (new_phone := await phone_auth.check_new_phone(conn, current.user, phone)):
             await phone_auth.change_phone(svc, conn, request, current.user, new_phone, body.text("channel"))
         return user_json(await written_user(conn, user_id))
@@ -86,7 +87,8 @@ async def update_user(svc: AuthService, request: Request) -> Response:
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
 
 
-async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller, email: str, redirect_to: str) -> None:
+async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller, email: str, redirect_to: str,
+                        *, challenge: pkce.Challenge | None = None) -> None:
     cur = await conn.execute("select 1 from auth.users where lower(email) = %s and id <> %s and not is_sso_user",
                              [email, caller.user["id"]])
     if await cur.fetchone() is not None:
@@ -95,8 +97,10 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller,
         await apply_email_change(conn, caller.user, email)
         return
     svc.limiter.check_email()
+    prefix = await pkce.start(conn, svc.ctx.settings.flow_state_expiry, challenge, user_id=caller.user["id"],
+                              auth_method="email_change", provider_type="email_change")
     otp = mail.new_otp()
-    hashed = mail.token_hash(email, otp)
+    hashed = prefix + mail.token_hash(email, otp)
     await conn.execute("update auth.users set email_change = %s, email_change_token_new = %s,"
                        " email_change_sent_at = now() where id = %s", [email, hashed, caller.user["id"]])
     await save_one_time_token(conn, caller.user["id"], "email_change_token_new", hashed, email)

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from server.auth import error_codes as codes
-from server.auth import gates, invite, mail, metadata, sessions
+from server.auth import gates, invite, mail, metadata, pkce, sessions
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
@@ -48,14 +48,15 @@ async def _check_frequency(svc: AuthService, conn: AsyncConnection, user_id: Any
     svc.limiter.check_email()
 
 
-async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, kind: str, redirect_to: str) -> None:
-    """A recovery or magic-link mail: both use the user's recovery token."""
+async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, kind: str, redirect_to: str,
+                        *, prefix: str = "") -> None:
+    """A recovery or magic-link mail: both use the user's recovery token (`prefix`: pkce.start's)."""
     email = user["email"]
     if not email:  # an anonymous or phone user: nowhere to send the link
         raise bad_request(codes.VALIDATION_FAILED, "User has no email address")
     await _check_frequency(svc, conn, user["id"], "recovery_sent_at")
     otp = mail.new_otp()
-    hashed = mail.token_hash(email, otp)
+    hashed = prefix + mail.token_hash(email, otp)
     await conn.execute("update auth.users set recovery_token = %s, recovery_sent_at = now() where id = %s",
                        [hashed, user["id"]])
     await save_one_time_token(conn, user["id"], "recovery_token", hashed, email)
@@ -72,13 +73,16 @@ async def recover(svc: AuthService, request: Request) -> Response:
     gates.require_email_provider(svc.ctx.settings)
     body = await read_body(request)
     email = validate_email(body.text("email"))
+    challenge = pkce.challenge_from_body(body)
     mail.require_delivery(svc.ctx, email)
     redirect_to = _redirect(svc, request)
 
     async def work(conn: AsyncConnection) -> None:
         user = await user_by_email(conn, email, lock=True)
         if user is not None:  # an unknown address gets the same answer: no account enumeration
-            await send_recovery(svc, conn, user, "recovery", redirect_to)
+            prefix = await pkce.start(conn, svc.ctx.settings.flow_state_expiry, challenge, user_id=user["id"],
+                                      auth_method="recovery", provider_type="recovery")
+            await send_recovery(svc, conn, user, "recovery", redirect_to, prefix=prefix)
 
     await in_transaction(svc.ctx, work, "Error recovering user")
     return json_response(request, {})
@@ -91,6 +95,7 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
         return await phone_auth.otp(svc, request, body, create_default=create_default)
     gates.require_email_login(svc.ctx.settings)
     email = validate_email(body.text("email"))
+    challenge = pkce.challenge_from_body(body)
     mail.require_delivery(svc.ctx, email)
     create_user_flag = body.flag("create_user", create_default)
     data = body.obj("data") or {}
@@ -107,11 +112,16 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
             user_id = await create_user(conn, email=email, password_hash=None, user_meta=data,
                                         app_meta={"provider": "email", "providers": ["email"]})
             user = await written_user(conn, user_id)
+        expiry = svc.ctx.settings.flow_state_expiry
         if user["email_confirmed_at"] is None:
             await _check_frequency(svc, conn, user["id"], "confirmation_sent_at")
-            await send_confirmation(svc, conn, user["id"], email, redirect_to)
+            prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
+                                      provider_type="email")
+            await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
         else:
-            await send_recovery(svc, conn, user, "magiclink", redirect_to)
+            prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="magiclink",
+                                      provider_type="magiclink")
+            await send_recovery(svc, conn, user, "magiclink", redirect_to, prefix=prefix)
 
     await in_transaction(svc.ctx, work, "Database error sending magic link")
     return json_response(request, {})
@@ -130,21 +140,27 @@ async def resend(svc: AuthService, request: Request) -> Response:
     if kind in ("sms", "phone_change"):
         return await phone_auth.resend(svc, request, body, kind)
     email = validate_email(body.text("email"))
+    challenge = pkce.challenge_from_body(body)
     mail.require_delivery(svc.ctx, email)
     redirect_to = _redirect(svc, request)
+    expiry = svc.ctx.settings.flow_state_expiry
 
     async def work(conn: AsyncConnection) -> None:
         if kind == "signup":
             user = await user_by_email(conn, email, lock=True)
             if user is not None and user["email_confirmed_at"] is None:
                 await _check_frequency(svc, conn, user["id"], "confirmation_sent_at")
-                await send_confirmation(svc, conn, user["id"], email, redirect_to)
+                prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
+                                          provider_type="email/signup")
+                await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
             return
         user = await find_user(conn, sql.SQL("lower(u.email_change) = %s"), [email], lock=True)
         if user is not None:
             await _check_frequency(svc, conn, user["id"], "email_change_sent_at")
+            prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email_change",
+                                      provider_type="email_change")
             code = mail.new_otp()
-            hashed = mail.token_hash(email, code)
+            hashed = prefix + mail.token_hash(email, code)
             await conn.execute("update auth.users set email_change_token_new = %s, email_change_sent_at = now()"
                                " where id = %s", [hashed, user["id"]])
             await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=code,
@@ -154,27 +170,31 @@ async def resend(svc: AuthService, request: Request) -> Response:
     return json_response(request, {})
 
 
-async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str) -> UserRow | None:
+async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str | list[str]) -> UserRow | None:
+    hashes = [hashed] if isinstance(hashed, str) else hashed
     for column in _COLUMNS[kind]:
-        where = sql.SQL("u.{col} = %s and u.{col} <> '' and u.{sent} + make_interval(secs => %s) > now()").format(
+        where = sql.SQL("u.{col} = any(%s) and u.{col} <> '' and u.{sent} + make_interval(secs => %s) > now()").format(
             col=sql.Identifier(column), sent=sql.Identifier(_SENT_AT[column]))
-        user = await find_user(conn, where, [hashed, mail.OTP_EXPIRY_SECONDS], lock=True)
+        user = await find_user(conn, where, [hashes, mail.OTP_EXPIRY_SECONDS], lock=True)
         if user is not None:
             return user
     return None
 
 
-async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, method: str) -> tuple[dict[str, Any], int]:
+async def _verify(svc: AuthService, request: Request, kind: str, hashed: str | list[str], method: str,
+                  *, pkce_method: str | None = None) -> tuple[dict[str, Any], int]:
     """The session a verified code opens, and how many sessions were ended to make room for it.
 
     A mailed code proves the mailbox, so at the session limit it ends the user's least
     recently used session instead of refusing: a learner locked out by forgotten devices
     gets back in through password recovery (a password sign-in keeps the refusal).
+    With `pkce_method` (a PKCE flow's link) the answer is {"auth_code"} of the flow instead.
     """
     ctx = svc.ctx
+    hashes = [hashed] if isinstance(hashed, str) else hashed
 
     async def work(conn: AsyncConnection) -> tuple[dict[str, Any], int]:
-        user = await _find_by_token(conn, kind, hashed)
+        user = await _find_by_token(conn, kind, hashes)
         if user is None:
             raise forbidden(codes.OTP_EXPIRED, EXPIRED)
         if user["is_banned"]:
@@ -186,13 +206,15 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str, me
                 raise forbidden(codes.OTP_EXPIRED, EXPIRED)
             await apply_email_change(conn, user, new_email)
         else:
-            await conn.execute("update auth.users set recovery_token = case when recovery_token = %s then ''"
-                               " else recovery_token end where id = %s", [hashed, user_id])
-            await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_hash = %s",
-                               [user_id, hashed])
+            await conn.execute("update auth.users set recovery_token = case when recovery_token = any(%s) then ''"
+                               " else recovery_token end where id = %s", [hashes, user_id])
+            await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_hash = any(%s)",
+                               [user_id, hashes])
             if kind in ("signup", "invite"):
                 await invite.accept(conn, user)
             await confirm_email(conn, user_id)
+        if pkce_method is not None:  # the session comes from POST /token?grant_type=pkce
+            return {"auth_code": await pkce.issue_auth_code(conn, user_id, pkce_method)}, 0
         evicted = await sessions.evict_least_recently_used(ctx, conn, user_id)
         return await issue_session(ctx, conn, request, await written_user(conn, user_id), method), evicted
 
@@ -209,9 +231,11 @@ async def verify_post(svc: AuthService, request: Request) -> Response:
     if kind not in VERIFY_TYPES:
         raise bad_request(codes.VALIDATION_FAILED, "Verify requires a verification type")
     if token_hash:
-        hashed = token_hash
+        hashed: str | list[str] = token_hash
     elif token and email:
-        hashed = mail.token_hash(validate_email(email), token)
+        # A typed code also matches the pkce_-prefixed token of a PKCE flow's mail (GoTrue's isOtpValid).
+        plain = mail.token_hash(validate_email(email), token)
+        hashed = [plain, pkce.TOKEN_PREFIX + plain]
     else:
         raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on verify")
     session, _ = await _verify(svc, request, kind, hashed, "otp")
@@ -231,14 +255,22 @@ async def verify_get(svc: AuthService, request: Request) -> Response:
     if kind not in VERIFY_TYPES or not token:
         raise bad_request(codes.VALIDATION_FAILED, "Verify requires a token and a verification type")
     method = {"signup": "email/signup", "email": "otp"}.get(kind, kind)
+    # A PKCE flow's link (pkce_ token): redirect with ?code= of the flow, errors in the query too.
+    pkce_method = pkce.link_method(kind) if token.startswith(pkce.TOKEN_PREFIX) else None
     try:
-        session, evicted = await _verify(svc, request, kind, token, method)
+        session, evicted = await _verify(svc, request, kind, token, method, pkce_method=pkce_method)
     except AuthError as err:
         if err.status >= 500:
             raise
+        if pkce_method is not None:
+            if err.code == codes.OTP_EXPIRED:  # GoTrue's verifyTokenHash words it for links
+                err = AuthError(err.status, err.code, "Email link is invalid or has expired")
+            return RedirectResponse(pkce.error_redirect(redirect_to, err, in_query=True), status_code=303)
         fragment = urlencode({"error": "access_denied", "error_code": err.code,
                               "error_description": "Email link is invalid or has expired"})
         return RedirectResponse(f"{redirect_to}#{fragment}", status_code=303)
+    if pkce_method is not None:
+        return RedirectResponse(pkce.code_redirect(redirect_to, session["auth_code"]), status_code=303)
     params: dict[str, Any] = {"access_token": session["access_token"], "expires_at": session["expires_at"],
                               "expires_in": session["expires_in"], "refresh_token": session["refresh_token"],
                               "token_type": "bearer", "type": kind}

@@ -1,0 +1,230 @@
+"""PKCE flows (RFC 7636) as GoTrue runs them (internal/api/pkce.go, models/flow_state.go).
+
+A client that sends `code_challenge` + `code_challenge_method` starts a flow: a row of
+auth.flow_state holding the challenge. Mailed links of such a flow carry a `pkce_`-prefixed
+token; opening one (GET /verify) or coming back from a provider (/callback) redirects with
+`?code=<auth_code>` instead of tokens, and POST /token?grant_type=pkce exchanges that code
+once, with the verifier whose hash is the challenge.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from psycopg import AsyncConnection
+from psycopg.rows import dict_row
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.auth import error_codes as codes
+from server.auth import sessions
+from server.auth.db import in_transaction
+from server.auth.errors import AuthError, bad_request, not_found, unprocessable
+from server.auth.http import Body, json_response, read_body
+from server.auth.service import AuthService
+from server.auth.session_tokens import issue_session
+from server.auth.user_store import user_by_id
+
+TOKEN_PREFIX = "pkce_"
+MIN_CHALLENGE, MAX_CHALLENGE = 43, 128
+_CHALLENGE = re.compile(r"[a-zA-Z._~0-9-]+")
+INVALID_PARAMS = "PKCE flow requires code_challenge_method and code_challenge"
+BAD_VERIFIER = "code challenge does not match previously saved code verifier"
+# GoTrue's flow_state_already_used (apierrors), absent from error_codes.py.
+FLOW_STATE_ALREADY_USED = "flow_state_already_used"
+# Authentication methods of flows started by a mailed link: at the session limit their
+# exchange ends the least recently used session, as opening the link does (verify.py).
+MAILED_METHODS = ("email/signup", "recovery", "magiclink", "invite", "email_change")
+# Auth codes are UUIDs; anything much longer is not one (and is not looked up).
+_MAX_AUTH_CODE = 64
+
+
+@dataclass(frozen=True)
+class Challenge:
+    challenge: str
+    method: str  # "s256" or "plain", as stored
+
+
+def parse_challenge(challenge: str, method: str) -> Challenge | None:
+    """GoTrue's validatePKCEParams: both or neither (None: the implicit flow)."""
+    if bool(challenge) != bool(method):
+        raise bad_request(codes.VALIDATION_FAILED, INVALID_PARAMS)
+    if not challenge:
+        return None
+    if not MIN_CHALLENGE <= len(challenge) <= MAX_CHALLENGE:
+        raise bad_request(codes.VALIDATION_FAILED,
+                          f"code challenge has to be between {MIN_CHALLENGE} and {MAX_CHALLENGE} characters")
+    if not _CHALLENGE.fullmatch(challenge):
+        raise bad_request(codes.VALIDATION_FAILED, "code challenge can only contain alphanumeric characters,"
+                                                   " hyphens, periods, underscores and tildes")
+    normalized = method.lower()
+    if normalized not in ("s256", "plain"):
+        raise bad_request(codes.VALIDATION_FAILED, "Invalid code_challenge_method")
+    return Challenge(challenge, normalized)
+
+
+def challenge_from_body(body: Body) -> Challenge | None:
+    return parse_challenge(body.text("code_challenge"), body.text("code_challenge_method"))
+
+
+def challenge_from_query(request: Request) -> Challenge | None:
+    query = request.query_params
+    return parse_challenge(query.get("code_challenge", ""), query.get("code_challenge_method", ""))
+
+
+def verifier_matches(flow: dict[str, Any], verifier: str) -> bool:
+    """The verifier against the stored challenge, in constant time (FlowState.VerifyPKCE)."""
+    challenge = flow["code_challenge"] or ""
+    if flow["code_challenge_method"] == "s256":
+        digest = hashlib.sha256(verifier.encode()).digest()
+        expected = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+    elif flow["code_challenge_method"] == "plain":
+        expected = verifier
+    else:
+        return False
+    return hmac.compare_digest(challenge.encode(), expected.encode())
+
+
+async def _sweep(ctx_expiry: float, conn: AsyncConnection) -> None:
+    # GoTrue's cleanup: flows a day old (or past a longer expiry) are gone, a few at a time.
+    await conn.execute(
+        "delete from auth.flow_state where ctid in (select ctid from auth.flow_state"
+        " where created_at < now() - make_interval(secs => greatest(%s, 86400)) limit 100 for update skip locked)",
+        [ctx_expiry])
+
+
+async def create(conn: AsyncConnection, expiry: float, *, provider_type: str, auth_method: str,
+                 challenge: Challenge | None, user_id: uuid.UUID | None = None, referrer: str | None = None,
+                 linking_target_id: uuid.UUID | None = None, invite_token: str | None = None) -> dict[str, Any]:
+    """A new flow (PKCE when `challenge` is given: it then has an auth code); the row."""
+    await _sweep(expiry, conn)
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(
+            "insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type,"
+            " created_at, updated_at, authentication_method, referrer, linking_target_id, invite_token)"
+            " values (%s, %s, %s, %s, %s, %s, now(), now(), %s, %s, %s, %s) returning *",
+            [uuid.uuid4(), user_id, str(uuid.uuid4()) if challenge else None, challenge.method if challenge else None,
+             challenge.challenge if challenge else None, provider_type, auth_method, referrer or None,
+             linking_target_id, invite_token or None])
+        row = await cur.fetchone()
+    assert row is not None
+    return row
+
+
+async def start(conn: AsyncConnection, expiry: float, challenge: Challenge | None, *, user_id: uuid.UUID,
+                auth_method: str, provider_type: str) -> str:
+    """For a mailed link: the flow when PKCE; the prefix of the mailed token ("" when implicit)."""
+    if challenge is None:
+        return ""
+    await create(conn, expiry, provider_type=provider_type, auth_method=auth_method, challenge=challenge,
+                 user_id=user_id)
+    return TOKEN_PREFIX
+
+
+def link_method(verify_type: str) -> str:
+    """The flow's authentication method for a /verify type (ParseAuthenticationMethod)."""
+    return "email/signup" if verify_type.endswith("signup") else verify_type
+
+
+async def issue_auth_code(conn: AsyncConnection, user_id: uuid.UUID, auth_method: str) -> str:
+    """The auth code of the user's latest flow of this method, marked issued (issueAuthCode)."""
+    cur = await conn.execute(
+        "update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where id ="
+        " (select id from auth.flow_state where user_id = %s and authentication_method = %s and auth_code is not null"
+        "  order by created_at desc limit 1 for update) returning auth_code", [user_id, auth_method])
+    row = await cur.fetchone()
+    if row is None:
+        raise bad_request(codes.FLOW_STATE_NOT_FOUND, "No associated flow state found. No valid flow state found for user.")
+    return str(row[0])
+
+
+def with_query(url: str, **params: str) -> str:
+    """`url` with `params` set in its query (Go's u.Query(); q.Set(); u.RawQuery = q.Encode())."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
+    query += list(params.items())
+    return urlunsplit(parts._replace(query=urlencode(sorted(query))))
+
+
+def code_redirect(url: str, auth_code: str) -> str:
+    """prepPKCERedirectURL: the redirect target with ?code=."""
+    return with_query(url, code=auth_code)
+
+
+async def pkce_grant(svc: AuthService, request: Request) -> Response:
+    """POST /token?grant_type=pkce {auth_code, code_verifier}: the flow's session, once."""
+    svc.limiter.check("token_refresh", request)
+    body = await read_body(request)
+    auth_code, verifier = body.text("auth_code"), body.text("code_verifier")
+    if not auth_code or not verifier:
+        raise bad_request(codes.VALIDATION_FAILED,
+                          "invalid request: both auth code and code verifier should be non-empty")
+    ctx = svc.ctx
+    expiry = ctx.settings.flow_state_expiry
+
+    async def work(conn: AsyncConnection) -> dict[str, Any]:
+        flow = None
+        if len(auth_code) <= _MAX_AUTH_CODE:
+            async with conn.cursor(row_factory=dict_row) as cur:
+                await cur.execute(
+                    "select *, coalesce(case when authentication_method = 'magiclink' then auth_code_issued_at end,"
+                    " created_at) + make_interval(secs => %s) < now() as expired"
+                    " from auth.flow_state where auth_code = %s for update", [expiry, auth_code])
+                flow = await cur.fetchone()
+        if flow is None or flow["user_id"] is None:
+            raise not_found(codes.FLOW_STATE_NOT_FOUND, "invalid flow state, no valid flow state found")
+        if flow["expired"]:
+            raise unprocessable(codes.FLOW_STATE_EXPIRED, "invalid flow state, flow state has expired")
+        user = await user_by_id(conn, flow["user_id"])
+        if user is None:
+            raise not_found(codes.FLOW_STATE_NOT_FOUND, "invalid flow state, no valid flow state found")
+        if not verifier_matches(flow, verifier):
+            raise bad_request(codes.BAD_CODE_VERIFIER, BAD_VERIFIER)
+        method = flow["authentication_method"]
+        if method in MAILED_METHODS:
+            await sessions.evict_least_recently_used(ctx, conn, user["id"])
+        # Single use: the flow goes with the session it opens.
+        await conn.execute("delete from auth.flow_state where id = %s", [flow["id"]])
+        session = await issue_session(ctx, conn, request, user, method)
+        if flow["provider_access_token"]:
+            session["provider_token"] = flow["provider_access_token"]
+        if flow["provider_refresh_token"]:
+            session["provider_refresh_token"] = flow["provider_refresh_token"]
+        return session
+
+    return json_response(request, await in_transaction(ctx, work, "Database error granting user"))
+
+
+def error_redirect(url: str, err: AuthError, *, in_query: bool) -> str:
+    """A redirect carrying `err` as GoTrue's prepErrorRedirectURL / redirectErrors do: in the
+    fragment (with `sb`, Supabase Auth's marker), and in the query too when `in_query`."""
+    error = oauth_error_name(err)
+    details = {"error": error, "error_code": err.code, "error_description": err.message}
+    if err.oauth:
+        details = {"error": err.oauth, "error_description": err.message}
+    parts = urlsplit(url)
+    if in_query:
+        parts = urlsplit(with_query(url, **details))
+    fragment = urlencode(sorted({**details, "sb": ""}.items()))
+    return urlunsplit(parts._replace(fragment=fragment))
+
+
+_OAUTH_ERRORS = {400: "invalid_request", 401: "unauthorized_client", 403: "access_denied", 500: "server_error",
+                 503: "temporarily_unavailable"}
+_ACCESS_DENIED = (codes.SIGNUP_DISABLED, codes.USER_BANNED, codes.PROVIDER_EMAIL_NEEDS_VERIFICATION)
+
+
+def oauth_error_name(err: AuthError) -> str:
+    """GoTrue's getErrorQueryString: the OAuth `error` of an error."""
+    if err.oauth:
+        return err.oauth
+    if err.code in _ACCESS_DENIED:
+        return "access_denied"
+    return _OAUTH_ERRORS.get(err.status, "server_error")
