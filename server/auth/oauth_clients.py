@@ -251,7 +251,7 @@ def client_json(row: dict[str, Any], secret: str | None = None) -> dict[str, Any
     return out
 
 
-async def _fetch(conn: AsyncConnection, query: sql.Composable, params: list[Any]) -> list[dict[str, Any]]:
+async def _fetch(conn: AsyncConnection, query: sql.Composed, params: list[Any]) -> list[dict[str, Any]]:
     async with conn.cursor(row_factory=dict_row) as cur:
         await cur.execute(query, params)
         return await cur.fetchall()
