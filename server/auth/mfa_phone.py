@@ -4,13 +4,13 @@ verifyPhoneFactor.
 A challenge sends a new code through server.auth.sms (a test number of GOTRUE_SMS_TEST_OTP
 gets its fixed code and no SMS) and keeps it in the challenge's otp_code, as GoTrue does
 without database encryption; a verify compares it in constant time. One challenge a minute
-per factor (GoTrue's MFA.Phone.MaxFrequency default).
+per factor (GoTrue's MFA.Phone.MaxFrequency default). Numbers are validated and stored as
+the phone provider does (server.auth.phone: E.164 digits without the '+').
 """
 
 from __future__ import annotations
 
 import hmac
-import re
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -31,21 +31,12 @@ from server.auth.mfa_factor import (
     mark_challenge_verified,
     user_factors,
 )
-from server.auth.sms import hook_enabled
+from server.auth.phone import check_channel, validate_phone
 from server.config import Settings
 
-MAX_FREQUENCY = timedelta(minutes=1)
-_E164 = re.compile(r"[1-9][0-9]{1,14}")
-INVALID_CHANNEL = ("Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if "
-                   "Twilio or Twilio Verify is used as the provider.")
+__all__ = ["PhoneKind", "validate_phone"]
 
-
-def validate_phone(phone: str) -> str:
-    """GoTrue's validatePhone: '+' and blanks dropped, then E.164 digits."""
-    digits = phone.removeprefix("+").replace(" ", "")
-    if not _E164.fullmatch(digits):
-        raise bad_request(codes.VALIDATION_FAILED, "Invalid phone number format (E.164 required)")
-    return digits
+MAX_FREQUENCY = timedelta(minutes=1)  # GoTrue's MFA.Phone.MaxFrequency default
 
 
 class PhoneKind:
@@ -81,9 +72,7 @@ class PhoneKind:
                 "phone": raw_phone}
 
     async def challenge(self, call: MfaCall, factor: FactorRow, body: Callable[[], Body]) -> dict[str, Any]:
-        channel = body().text("channel") or "sms"
-        if channel != "sms" and not hook_enabled(call.settings):
-            raise bad_request(codes.VALIDATION_FAILED, INVALID_CHANNEL)
+        check_channel(call.settings, body().text("channel"))
         last = factor["last_challenged_at"]
         if last is not None:
             wait = last + MAX_FREQUENCY - datetime.now(UTC)
