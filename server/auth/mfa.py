@@ -49,6 +49,7 @@ from server.auth.mfa_factor import (
 from server.auth.mfa_json import factor_json
 from server.auth.mfa_phone import PhoneKind, validate_phone
 from server.auth.mfa_totp import TotpKind
+from server.auth.mfa_webauthn import WebAuthnKind
 from server.auth.ratelimit import Limit
 from server.auth.service import AuthService, RouteSpec
 from server.auth.session_tokens import new_refresh_token, session_amr, token_response
@@ -59,11 +60,12 @@ __all__ = ["KINDS", "ROUTES", "FactorKind"]
 KINDS: dict[str, FactorKind] = {
     TotpKind.name: TotpKind(),
     PhoneKind.name: PhoneKind(),
+    WebAuthnKind.name: WebAuthnKind(),
 }
 
-# GoTrue's MFA.RateLimitChallengeAndVerify: 15 challenges or verifies a minute per address.
-RATE_BUCKET = "mfa_challenge_and_verify"
-RATE_LIMIT = Limit(15, 60)
+# GoTrue's MFA.RateLimitChallengeAndVerify: challenges, and verifies apart, 15 a minute per
+# address in token buckets of 30 (its limiterOpts.FactorChallenge and FactorVerify).
+RATE_LIMIT = Limit(15, 60, burst=30)
 AAL2 = "aal2"
 T = TypeVar("T")
 BodyGetter = Callable[[], Body]
@@ -108,13 +110,13 @@ def _kind(factor_type: str) -> FactorKind:
     return kind
 
 
-def _rate_limit(svc: AuthService, request: Request) -> None:
-    svc.limiter.limits.setdefault(RATE_BUCKET, RATE_LIMIT)
-    svc.limiter.check(RATE_BUCKET, request)
+def _rate_limit(svc: AuthService, request: Request, bucket: str) -> None:
+    svc.limiter.limits.setdefault(bucket, RATE_LIMIT)
+    svc.limiter.check(bucket, request)
 
 
 async def _with_factor(svc: AuthService, request: Request,
-                       work: Callable[[MfaCall, FactorRow], Awaitable[T]], *, rate_limited: bool = False) -> T:
+                       work: Callable[[MfaCall, FactorRow], Awaitable[T]], *, rate_bucket: str | None = None) -> T:
     """Run `work` on the caller's factor named by the path, in one transaction."""
     claims = bearer_claims(svc.ctx, request)
 
@@ -122,8 +124,8 @@ async def _with_factor(svc: AuthService, request: Request,
         call = await _call(svc, request, conn, claims)
         factor_id = parse_uuid(request.path_params["factor_id"], "factor_id")
         factor = await owned_factor(conn, call.user["id"], factor_id, lock=True)
-        if rate_limited:
-            _rate_limit(svc, request)
+        if rate_bucket is not None:
+            _rate_limit(svc, request, rate_bucket)
         return await work(call, factor)
 
     return await in_transaction(svc.ctx, run)
@@ -158,7 +160,7 @@ async def challenge(svc: AuthService, request: Request) -> Response:
             raise unprocessable(f"mfa_{kind.name}_verify_not_enabled", f"MFA verification is disabled for {kind.label}")
         return await kind.challenge(call, factor, body)
 
-    return json_response(request, await _with_factor(svc, request, work, rate_limited=True))
+    return json_response(request, await _with_factor(svc, request, work, rate_bucket="mfa_challenge"))
 
 
 async def verify(svc: AuthService, request: Request) -> Response:
@@ -175,7 +177,7 @@ async def verify(svc: AuthService, request: Request) -> Response:
         await kind.verify(call, factor, challenge_id, params)
         return await _verified(call, factor, kind)
 
-    return json_response(request, await _with_factor(svc, request, work, rate_limited=True))
+    return json_response(request, await _with_factor(svc, request, work, rate_bucket="mfa_verify"))
 
 
 async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[str, Any]:

@@ -111,7 +111,9 @@ def _passkey_id(request: Request) -> uuid.UUID:
         raise not_found(codes.VALIDATION_FAILED, "Passkey not found") from None
 
 
-def _verification_failed(message: str = "Credential verification failed") -> AuthError:
+def _verification_failed(failed: webauthn.CeremonyFailed | None = None) -> AuthError:
+    """GoTrue's two messages: an answer that cannot be read, and one that does not verify."""
+    message = "Invalid credential response" if failed and failed.malformed else "Credential verification failed"
     return bad_request(webauthn.WEBAUTHN_VERIFICATION_FAILED, message)
 
 
@@ -242,12 +244,10 @@ async def registration_verify(svc: AuthService, request: Request) -> Response:
 
 async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp: webauthn.RelyingParty,
                     session: webauthn.Session, credential: Any) -> dict[str, Any]:
-    if not isinstance(credential, dict):
-        raise _verification_failed("Invalid credential response")
     try:
         new = webauthn.verify_registration(rp, session, credential)
-    except webauthn.CeremonyFailed:
-        raise _verification_failed() from None
+    except webauthn.CeremonyFailed as failed:
+        raise _verification_failed(failed) from None
     user_id = caller.user["id"]
     # The user's row lock orders concurrent registrations, so the limit holds.
     await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
@@ -303,8 +303,8 @@ async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp
                    session: webauthn.Session, credential: Any) -> dict[str, Any]:
     try:
         assertion = webauthn.read_assertion(credential)
-    except webauthn.CeremonyFailed:
-        raise _verification_failed("Invalid credential response") from None
+    except webauthn.CeremonyFailed as failed:
+        raise _verification_failed(failed) from None
     # Discoverable sign-in: the authenticator names the user (GoTrue's user handle is the id's text).
     try:
         user_id = uuid.UUID((assertion.user_handle or b"").decode("ascii"))
@@ -319,8 +319,8 @@ async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp
     try:
         sign_count = webauthn.verify_authentication(rp, session, credential, public_key=bytes(stored[1]),
                                                     sign_count=int(stored[2]))
-    except webauthn.CeremonyFailed:
-        raise _verification_failed() from None
+    except webauthn.CeremonyFailed as failed:
+        raise _verification_failed(failed) from None
     user = await user_by_id(conn, user_id)
     if user is None:
         raise _verification_failed()

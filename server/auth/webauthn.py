@@ -13,7 +13,6 @@ Passkeys and the WebAuthn MFA factor share these ceremonies and these error code
 from __future__ import annotations
 
 import base64
-import binascii
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,7 +23,12 @@ from webauthn import (
     verify_authentication_response,
     verify_registration_response,
 )
-from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
+from webauthn.helpers import (
+    base64url_to_bytes,
+    bytes_to_base64url,
+    parse_authentication_credential_json,
+    parse_registration_credential_json,
+)
 from webauthn.helpers.options_to_json_dict import options_to_json_dict
 from webauthn.helpers.structs import (
     AttestationConveyancePreference,
@@ -56,7 +60,12 @@ MAX_USER_HANDLE = 64
 
 
 class CeremonyFailed(Exception):
-    """The client's answer does not verify (malformed, wrong origin or rp id, bad signature...)."""
+    """The client's answer does not verify: `malformed` when it cannot even be read (not a
+    credential's JSON, bad base64), else wrong (origin, rp id, challenge, signature, counter)."""
+
+    def __init__(self, reason: str, *, malformed: bool = False) -> None:
+        super().__init__(reason)
+        self.malformed = malformed
 
 
 @dataclass(frozen=True)
@@ -162,12 +171,16 @@ class NewCredential:
 def verify_registration(rp: RelyingParty, session: Session, credential: Any) -> NewCredential:
     """Check a navigator.credentials.create() answer (JSON) against the ceremony's state."""
     if not isinstance(credential, dict):
-        raise CeremonyFailed("credential is not a JSON object")
+        raise CeremonyFailed("credential is not a JSON object", malformed=True)
+    try:
+        parsed = parse_registration_credential_json(credential)
+    except Exception as exc:  # missing fields, bad base64: the client's fault
+        raise CeremonyFailed(str(exc) or type(exc).__name__, malformed=True) from None
     try:
         verified = verify_registration_response(
-            credential=credential, expected_challenge=session.challenge, expected_rp_id=rp.id,
+            credential=parsed, expected_challenge=session.challenge, expected_rp_id=rp.id,
             expected_origin=list(rp.origins), require_user_verification=False)
-    except Exception as exc:  # any malformed part (base64, CBOR, COSE key) is the client's fault
+    except Exception as exc:  # any malformed inner part (CBOR, COSE key) is the client's fault too
         raise CeremonyFailed(str(exc) or type(exc).__name__) from None
     if len(verified.credential_id) > MAX_CREDENTIAL_ID:
         raise CeremonyFailed("credential id too long")
@@ -193,21 +206,15 @@ class Assertion:
 def read_assertion(credential: Any) -> Assertion:
     """The credential id and user handle of a navigator.credentials.get() answer (JSON)."""
     if not isinstance(credential, dict):
-        raise CeremonyFailed("credential is not a JSON object")
-    raw_id, response = credential.get("rawId"), credential.get("response")
-    if not isinstance(raw_id, str) or not isinstance(response, dict):
-        raise CeremonyFailed("credential missing rawId or response")
-    handle = response.get("userHandle")
-    if handle is not None and not isinstance(handle, str):
-        raise CeremonyFailed("userHandle is not a string")
+        raise CeremonyFailed("credential is not a JSON object", malformed=True)
     try:
-        credential_id = base64url_to_bytes(raw_id)
-        user_handle = base64url_to_bytes(handle) if handle else None
-    except (binascii.Error, ValueError):
-        raise CeremonyFailed("rawId or userHandle is not base64url") from None
+        parsed = parse_authentication_credential_json(credential)
+    except Exception as exc:  # missing fields, bad base64: the client's fault
+        raise CeremonyFailed(str(exc) or type(exc).__name__, malformed=True) from None
+    credential_id, user_handle = parsed.raw_id, parsed.response.user_handle
     if not credential_id or len(credential_id) > MAX_CREDENTIAL_ID or (user_handle and len(user_handle) > MAX_USER_HANDLE):
-        raise CeremonyFailed("rawId or userHandle out of bounds")
-    return Assertion(credential_id, user_handle)
+        raise CeremonyFailed("rawId or userHandle out of bounds", malformed=True)
+    return Assertion(credential_id, user_handle or None)
 
 
 def verify_authentication(rp: RelyingParty, session: Session, credential: Any, *, public_key: bytes,
@@ -221,8 +228,12 @@ def verify_authentication(rp: RelyingParty, session: Session, credential: Any, *
     if session.allowed and read_assertion(credential).credential_id not in session.allowed:
         raise CeremonyFailed("credential not among the allowed credentials")
     try:
+        parsed = parse_authentication_credential_json(credential)
+    except Exception as exc:
+        raise CeremonyFailed(str(exc) or type(exc).__name__, malformed=True) from None
+    try:
         verified = verify_authentication_response(
-            credential=credential, expected_challenge=session.challenge, expected_rp_id=rp.id,
+            credential=parsed, expected_challenge=session.challenge, expected_rp_id=rp.id,
             expected_origin=list(rp.origins), credential_public_key=public_key,
             credential_current_sign_count=sign_count, require_user_verification=False)
     except Exception as exc:  # any malformed part (base64, CBOR, signature encoding) is the client's fault

@@ -1,0 +1,210 @@
+"""WebAuthn MFA factors, as GoTrue's enrollWebAuthnFactor, challengeWebAuthnFactor and
+verifyWebAuthnFactor (go-webauthn's BeginRegistration / BeginLogin and their checks).
+
+A factor is enrolled unverified, without a credential. Its first challenge is a registration
+ceremony (`webauthn.type` "create": navigator.credentials.create() options); verifying it
+stores the new credential (go-webauthn's Credential as JSON in `web_authn_credential`, its
+AAGUID in `web_authn_aaguid`) and verifies the factor. A verified factor's challenges are
+authentication ceremonies ("request"), open to the user's verified WebAuthn credentials, as
+go-webauthn's BeginLogin(user) builds them.
+
+Where GoTrue is loose, this is stricter: a "create" answer only verifies an unverified factor
+(GoTrue would accept a brand-new credential as the second factor of a verified one), the sign
+counter of the credential used is stored and must move forward, and an answer that does not
+verify is 422 `mfa_verification_failed` rather than GoTrue's 500.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+from psycopg.types.json import Jsonb
+
+from server.auth import error_codes as codes
+from server.auth import webauthn
+from server.auth.errors import AuthError, bad_request, unprocessable
+from server.auth.http import Body
+from server.auth.mfa_factor import (
+    VERIFIED,
+    ChallengeRow,
+    FactorRow,
+    MfaCall,
+    check_new_factor,
+    find_challenge,
+    insert_challenge,
+    insert_factor,
+    mark_challenge_verified,
+    user_factors,
+)
+from server.auth.user_store import timestamp
+from server.config import Settings
+
+CREATE = "create"
+REQUEST = "request"
+
+
+def _invalid_response() -> AuthError:
+    return bad_request(codes.VALIDATION_FAILED, "Invalid credential_response")
+
+
+def _not_verified(failed: webauthn.CeremonyFailed | None = None) -> AuthError:
+    if failed is not None and failed.malformed:
+        return _invalid_response()
+    return unprocessable(codes.MFA_VERIFICATION_FAILED, "Failed to validate WebAuthn MFA response")
+
+
+# -- the stored credential -------------------------------------------------------------------
+
+def _b64(value: bytes) -> str:
+    return base64.b64encode(value).decode()  # Go marshals []byte as standard base64
+
+
+def credential_json(new: webauthn.NewCredential) -> dict[str, Any]:
+    """go-webauthn's Credential as JSON (what GoTrue keeps in web_authn_credential)."""
+    return {"id": _b64(new.credential_id), "publicKey": _b64(new.public_key), "attestationType": new.attestation_type,
+            "transport": new.transports,
+            "flags": {"userPresent": True, "userVerified": new.user_verified, "backupEligible": new.backup_eligible,
+                      "backupState": new.backed_up},
+            "authenticator": {"AAGUID": _b64(uuid.UUID(new.aaguid).bytes), "signCount": new.sign_count,
+                              "cloneWarning": False, "attachment": ""}}
+
+
+def _stored(factor: FactorRow) -> tuple[bytes, bytes, int] | None:
+    """A verified factor's credential id, public key and sign count (None when it has none)."""
+    data = factor["web_authn_credential"]
+    if not isinstance(data, dict):
+        return None
+    try:
+        count = data.get("authenticator", {}).get("signCount", 0)
+        return base64.b64decode(data["id"]), base64.b64decode(data["publicKey"]), int(count)
+    except (KeyError, TypeError, ValueError, AttributeError, binascii.Error):
+        return None
+
+
+async def _credentials(call: MfaCall) -> list[tuple[FactorRow, bytes, bytes, int]]:
+    """The user's verified WebAuthn factors with their credentials (go-webauthn's
+    User.WebAuthnCredentials())."""
+    found = []
+    for factor in await user_factors(call.conn, call.user["id"]):
+        stored = _stored(factor) if factor["factor_type"] == "webauthn" and factor["status"] == VERIFIED else None
+        if stored is not None:
+            found.append((factor, *stored))
+    return found
+
+
+class WebAuthnKind:
+    name: ClassVar[str] = "webauthn"
+    label: ClassVar[str] = "WebAuthn"
+    amr_method: ClassVar[str] = "mfa/webauthn"
+
+    def enroll_enabled(self, settings: Settings) -> bool:
+        return settings.mfa_web_authn_enroll_enabled
+
+    def verify_enabled(self, settings: Settings) -> bool:
+        return settings.mfa_web_authn_verify_enabled
+
+    def verify_disabled_code(self) -> str:
+        return codes.MFA_WEBAUTHN_ENROLL_NOT_ENABLED  # GoTrue's quirk: the enroll code at verify
+
+    async def enroll(self, call: MfaCall, body: Body) -> dict[str, Any]:
+        friendly_name = body.text("friendly_name")
+        await check_new_factor(call, friendly_name)
+        factor = await insert_factor(call, factor_type=self.name, friendly_name=friendly_name)
+        return {"id": str(factor["id"]), "type": self.name, "friendly_name": factor["friendly_name"] or ""}
+
+    async def challenge(self, call: MfaCall, factor: FactorRow, body: Callable[[], Body]) -> dict[str, Any]:
+        body().obj("webauthn")  # GoTrue parses the body (rpId and rpOrigins of auth-js are not used)
+        rp = webauthn.relying_party(call.svc.ctx)
+        user_handle = str(call.user["id"]).encode()
+        known = await _credentials(call)
+        if factor["status"] == VERIFIED:
+            kind = REQUEST
+            options, session = webauthn.authentication_options(rp, user_handle=user_handle,
+                                                               allowed=[c[1] for c in known])
+        else:
+            kind = CREATE
+            name = call.user["email"] or ""
+            options, session = webauthn.registration_options(
+                rp, user_handle=user_handle, user_name=name, display_name=name, exclude=[c[1] for c in known],
+                discoverable=False)
+        expires = timestamp(datetime.now(UTC) + timedelta(milliseconds=webauthn.TIMEOUT_MS)) or ""
+        answer = await insert_challenge(call, factor, web_authn_session_data=session.to_json(rp, expires))
+        return {**answer, "webauthn": {"type": kind, "credential_options": {"publicKey": options}}}
+
+    async def verify(self, call: MfaCall, factor: FactorRow, challenge_id: uuid.UUID | None, body: Body) -> None:
+        params = body.obj("webauthn")
+        if params is None:
+            raise bad_request(codes.VALIDATION_FAILED, "WebAuthn config required")
+        kind, response = params.get("type"), params.get("credential_response")
+        if kind not in (CREATE, REQUEST):
+            raise bad_request(codes.VALIDATION_FAILED, "WebAuthn type must be create or request")
+        if response is None:
+            raise bad_request(codes.VALIDATION_FAILED, "credential_response required")
+        challenge = await find_challenge(call, factor, challenge_id)
+        try:
+            session = webauthn.Session.from_json(challenge["web_authn_session_data"])
+        except (KeyError, TypeError, ValueError, binascii.Error):
+            raise _not_verified() from None
+        # A registration answers an unverified factor's challenge, an assertion a verified one's.
+        if kind != (REQUEST if factor["status"] == VERIFIED else CREATE):
+            raise _not_verified()
+        rp = webauthn.relying_party(call.svc.ctx)
+        if kind == CREATE:
+            await self._register(call, factor, rp, session, response)
+        else:
+            await self._authenticate(call, rp, session, response)
+        await call.conn.execute(
+            "update auth.mfa_factors set last_webauthn_challenge_data = %s, updated_at = now() where id = %s",
+            [Jsonb(_last_challenge(challenge, kind, response)), factor["id"]])
+        await mark_challenge_verified(call, challenge)
+
+    @staticmethod
+    async def _register(call: MfaCall, factor: FactorRow, rp: webauthn.RelyingParty, session: webauthn.Session,
+                        response: Any) -> None:
+        try:
+            new = webauthn.verify_registration(rp, session, response)
+        except webauthn.CeremonyFailed as failed:
+            raise _not_verified(failed) from None
+        await call.conn.execute(
+            "update auth.mfa_factors set web_authn_credential = %s, web_authn_aaguid = %s, updated_at = now()"
+            " where id = %s", [Jsonb(credential_json(new)), uuid.UUID(new.aaguid), factor["id"]])
+
+    @staticmethod
+    async def _authenticate(call: MfaCall, rp: webauthn.RelyingParty, session: webauthn.Session,
+                            response: Any) -> None:
+        try:
+            assertion = webauthn.read_assertion(response)
+        except webauthn.CeremonyFailed as failed:
+            raise _not_verified(failed) from None
+        if assertion.user_handle is not None and assertion.user_handle != str(call.user["id"]).encode():
+            raise _not_verified()
+        owner = next((c for c in await _credentials(call) if c[1] == assertion.credential_id), None)
+        if owner is None:
+            raise _not_verified()
+        owner_factor, _, public_key, sign_count = owner
+        try:
+            new_count = webauthn.verify_authentication(rp, session, response, public_key=public_key,
+                                                       sign_count=sign_count)
+        except webauthn.CeremonyFailed as failed:
+            raise _not_verified(failed) from None
+        # The counter moves only from the value checked: of two assertions racing on one counter
+        # value, the second finds it moved and fails.
+        cur = await call.conn.execute(
+            "update auth.mfa_factors set web_authn_credential = jsonb_set(web_authn_credential,"
+            " '{authenticator,signCount}', to_jsonb(%s::bigint)), updated_at = now() where id = %s"
+            " and coalesce((web_authn_credential #>> '{authenticator,signCount}')::bigint, 0) = %s returning id",
+            [new_count, owner_factor["id"], sign_count])
+        if await cur.fetchone() is None:
+            raise _not_verified()
+
+
+def _last_challenge(challenge: ChallengeRow, kind: str, response: Any) -> dict[str, Any]:
+    """GoTrue's LastWebAuthnChallengeData: the challenge answered, its type and the answer."""
+    return {"challenge": {"id": str(challenge["id"]), "factor_id": str(challenge["factor_id"]),
+                          "created_at": timestamp(challenge["created_at"]), "ip_address": challenge["ip_address"]},
+            "type": kind, "credential_response": response}
