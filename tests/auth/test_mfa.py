@@ -403,3 +403,17 @@ def test_phone_factor_bad_input(gated: httpx.Client) -> None:
     assert [f["id"] for f in me["factors"]] == [second] and first != second
     assert error(challenge(gated, session, second, channel="whatsapp"))[:2] == (400, "validation_failed")
     assert error(gated.post(f"/factors/{second}/challenge", content=b"{", headers=auth(session)))[:2] == (400, "bad_json")
+
+
+def test_challenges_and_verifies_are_rate_limited(database_url: str) -> None:
+    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={"SUPALITE_RATE_LIMITS": "true"})
+    try:
+        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key}, timeout=30) as api:
+            session = sign_up(api)
+            factor_id = enroll_totp(api, session).json()["id"]
+            assert [challenge(api, session, factor_id).status_code for _ in range(30)] == [200] * 30
+            assert error(challenge(api, session, factor_id))[:2] == (429, "over_request_rate_limit")
+            # Verifies have their own bucket.
+            assert error(verify(api, session, factor_id, str(uuid.uuid4()), "123456"))[1] == "mfa_factor_not_found"
+    finally:
+        server.stop()
