@@ -56,20 +56,20 @@ FIVE_MINUTES, HOUR = 300, 3600
 
 
 def per_five_minutes(count: int) -> Limit:
-    return Limit(count, FIVE_MINUTES, burst=min(count, GOTRUE_BURST))
+    return Limit(max(count, 0), FIVE_MINUTES, burst=min(max(count, 0), GOTRUE_BURST))
 
 
 def limits_from(settings: Settings) -> dict[str, Limit]:
     """Every bucket's limit, from the settings."""
     sign_ins = per_five_minutes(settings.rate_limit_sign_in_sign_ups)
-    anonymous = settings.rate_limit_anonymous_users
+    anonymous = max(settings.rate_limit_anonymous_users, 0)  # 0 (or less): none allowed
     return {
         **{name: sign_ins for name in SIGN_IN_SIGN_UPS},
         "token_refresh": per_five_minutes(settings.rate_limit_token_refresh),
         "token_verifications": per_five_minutes(settings.rate_limit_token_verifications),
         "anonymous_users": Limit(anonymous, HOUR, burst=anonymous),
-        "email_sent": Limit(settings.rate_limit_email_sent, HOUR),
-        "sms_sent": Limit(settings.rate_limit_sms_sent, HOUR),
+        "email_sent": Limit(max(settings.rate_limit_email_sent, 0), HOUR),
+        "sms_sent": Limit(max(settings.rate_limit_sms_sent, 0), HOUR),
         ACCOUNT_BUCKET: Limit(10, FIVE_MINUTES),
     }
 

@@ -147,9 +147,12 @@ def test_mails_and_sms_are_counted_for_the_whole_server_per_hour() -> None:
     limiter.check_sms()
 
 
-def test_a_zero_limit_refuses_everything() -> None:
-    limiter = RateLimiter(True, limits_from(Settings(rate_limit_sign_in_sign_ups=0, rate_limit_sms_sent=0)))
-    assert not limiter.hit("signup", "ip")
+def test_a_zero_or_negative_limit_refuses_everything() -> None:
+    limiter = RateLimiter(True, limits_from(Settings(rate_limit_sign_in_sign_ups=0, rate_limit_sms_sent=0,
+                                                     rate_limit_token_refresh=-5, rate_limit_email_sent=-1)))
+    assert not limiter.hit("signup", "ip") and not limiter.hit("token_refresh", "ip")
+    with pytest.raises(AuthError):
+        limiter.check_email()
     with pytest.raises(AuthError):
         limiter.check_sms()
 

@@ -1,0 +1,103 @@
+"""Settings that gate sign-up: GOTRUE_DISABLE_SIGNUP, GOTRUE_EXTERNAL_EMAIL_ENABLED=false and
+anonymous sign-ins (off unless enabled); GoTrue's statuses, codes and messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests import harness
+from tests.auth.conftest import NEW_API, new_email
+
+
+def start(database_url: str, env: dict[str, str]) -> tuple[harness.LiveServer, httpx.Client]:
+    server = harness.start_server(database_url, args=["--no-migrate"], extra_env=env)
+    return server, httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
+                                timeout=30)
+
+
+@pytest.fixture(scope="module")
+def closed(database_url: str) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
+    """Sign-ups off; anonymous sign-ins enabled (they are refused all the same)."""
+    server, client = start(database_url, {"GOTRUE_DISABLE_SIGNUP": "true"})
+    yield client, {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
+    client.close()
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def no_email(database_url: str) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
+    server, client = start(database_url, {"GOTRUE_EXTERNAL_EMAIL_ENABLED": "false",
+                                          "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "false"})
+    yield client, {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
+    client.close()
+    server.stop()
+
+
+def error(response: httpx.Response) -> tuple[int, str, str]:
+    body = response.json()
+    return response.status_code, body["code"], body["message"]
+
+
+SIGNUP_DISABLED = (422, "signup_disabled", "Signups not allowed for this instance")
+
+
+def test_disabled_sign_up_refuses_new_users(closed: tuple[httpx.Client, dict[str, str]]) -> None:
+    api, _ = closed
+    assert error(api.post("/signup", json={"email": new_email(), "password": "secret-pass"})) == SIGNUP_DISABLED
+    assert error(api.post("/signup", json={})) == SIGNUP_DISABLED  # anonymous too
+    # GoTrue's /signup route reads the body first (to tell anonymous sign-ins apart)
+    assert error(api.post("/signup", json={"email": 5, "password": "x"}))[:2] == (400, "bad_json")
+    # an OTP or magic link for an address without an account would sign it up
+    assert error(api.post("/otp", json={"email": new_email()})) == SIGNUP_DISABLED
+    assert error(api.post("/magiclink", json={"email": new_email()})) == SIGNUP_DISABLED
+    assert error(api.post("/otp", json={"email": new_email(), "create_user": False})) == (
+        422, "otp_disabled", "Signups not allowed for otp")
+    settings = api.get("/settings").json()
+    assert settings["disable_signup"] is True
+
+
+def test_admins_still_create_users_who_then_sign_in(closed: tuple[httpx.Client, dict[str, str]]) -> None:
+    api, admin = closed
+    email = new_email("admin-made")
+    created = api.post("/admin/users", json={"email": email, "password": "secret-pass", "email_confirm": True},
+                       headers=admin)
+    assert created.status_code == 200, created.text
+    assert api.post("/token?grant_type=password", json={"email": email, "password": "secret-pass"}).status_code == 200
+    assert api.post("/otp", json={"email": email}).status_code == 200  # an existing account gets its code
+    # signing up again with it answers as for any sign-up: refused
+    assert error(api.post("/signup", json={"email": email, "password": "secret-pass"})) == SIGNUP_DISABLED
+    # an invited but unconfirmed user is not signed up by an OTP either (GoTrue's MagicLink)
+    pending = new_email("pending")
+    api.post("/admin/users", json={"email": pending, "password": "secret-pass"}, headers=admin)
+    assert error(api.post("/otp", json={"email": pending})) == SIGNUP_DISABLED
+
+
+def test_email_provider_disabled(no_email: tuple[httpx.Client, dict[str, str]]) -> None:
+    api, admin = no_email
+    assert error(api.post("/signup", json={"email": new_email(), "password": "secret-pass"})) == (
+        400, "email_provider_disabled", "Email signups are disabled")
+    email = new_email("existing")
+    assert api.post("/admin/users", json={"email": email, "password": "secret-pass", "email_confirm": True},
+                    headers=admin).status_code == 200
+    assert error(api.post("/token?grant_type=password", json={"email": email, "password": "secret-pass"})) == (
+        422, "email_provider_disabled", "Email logins are disabled")
+    assert error(api.post("/otp", json={"email": email})) == (422, "email_provider_disabled", "Email logins are disabled")
+    assert error(api.post("/magiclink", json={"email": email}))[1] == "email_provider_disabled"
+    assert error(api.post("/recover", json={"email": email})) == (400, "email_provider_disabled", "Email logins are disabled")
+    assert api.get("/settings").json()["external"]["email"] is False
+
+
+def test_anonymous_sign_ins_are_off_unless_enabled(no_email: tuple[httpx.Client, dict[str, str]]) -> None:
+    api, _ = no_email
+    for body in ({}, {"data": {"x": 1}}, {"email": "", "phone": ""}):
+        assert error(api.post("/signup", json=body)) == (422, "anonymous_provider_disabled", "Anonymous sign-ins are disabled")
+    assert api.get("/settings").json()["external"]["anonymous_users"] is False
+
+
+def test_the_defaults_leave_anonymous_sign_ins_off(database_url: str) -> None:
+    from server.config import load_settings
+
+    assert load_settings({}, dotenv=None).anonymous_users_enabled is False
