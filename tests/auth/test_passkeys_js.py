@@ -3,6 +3,7 @@ with passkeys and WebAuthn factors enabled, the relying party localhost."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -34,3 +35,4 @@ def test_supabase_js(webauthn_server: harness.LiveServer, suite: str) -> None:
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-4000:]
     assert "skipped 0" in result.stdout and "fail 0" in result.stdout
+    assert re.search(r"\bpass [1-9]", result.stdout), result.stdout[-2000:]
