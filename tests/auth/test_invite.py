@@ -222,3 +222,19 @@ def test_invite_without_any_mail_delivery(mailless_server: harness.LiveServer) -
     assert response.status_code == 400 and response.json()["code"] == "email_address_not_authorized"
     with psycopg.connect(mailless_server.database_url) as conn:
         assert conn.execute("select 1 from auth.users where email = %s", [email]).fetchone() is None
+
+
+def test_invite_mails_count_against_the_email_limit(database_url: str) -> None:
+    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+        "SUPALITE_RATE_LIMITS": "true", "SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT": "1"})
+    try:
+        headers = {"apikey": server.service_key, "Authorization": f"Bearer {server.service_key}", **NEW_API}
+        first = httpx.post(f"{server.url}/auth/v1/invite", json={"email": new_email("limit-1")}, headers=headers)
+        assert first.status_code == 200, first.text
+        refused_email = new_email("limit-2")
+        second = httpx.post(f"{server.url}/auth/v1/invite", json={"email": refused_email}, headers=headers)
+        assert second.status_code == 429 and second.json()["code"] == "over_email_send_rate_limit"
+        with psycopg.connect(server.database_url) as conn:  # the refused invite left no user behind
+            assert conn.execute("select 1 from auth.users where email = %s", [refused_email]).fetchone() is None
+    finally:
+        server.stop()
