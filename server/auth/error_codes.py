@@ -85,6 +85,7 @@ REAUTHENTICATION_NOT_VALID = "reauthentication_not_valid"
 # -- PKCE and external providers -------------------------------------------------------------
 FLOW_STATE_NOT_FOUND = "flow_state_not_found"
 FLOW_STATE_EXPIRED = "flow_state_expired"
+FLOW_STATE_ALREADY_USED = "flow_state_already_used"
 BAD_CODE_VERIFIER = "bad_code_verifier"
 BAD_OAUTH_STATE = "bad_oauth_state"
 BAD_OAUTH_CALLBACK = "bad_oauth_callback"
@@ -123,7 +124,18 @@ MFA_TOTP_VERIFY_NOT_ENABLED = "mfa_totp_verify_not_enabled"
 MFA_WEBAUTHN_ENROLL_NOT_ENABLED = "mfa_webauthn_enroll_not_enabled"
 MFA_WEBAUTHN_VERIFY_NOT_ENABLED = "mfa_webauthn_verify_not_enabled"
 
+# -- passkeys and WebAuthn ceremonies --------------------------------------------------------
+PASSKEY_DISABLED = "passkey_disabled"
+TOO_MANY_PASSKEYS = "too_many_passkeys"
+WEBAUTHN_CREDENTIAL_NOT_FOUND = "webauthn_credential_not_found"
+WEBAUTHN_CHALLENGE_NOT_FOUND = "webauthn_challenge_not_found"
+WEBAUTHN_CHALLENGE_EXPIRED = "webauthn_challenge_expired"
+WEBAUTHN_VERIFICATION_FAILED = "webauthn_verification_failed"
+WEBAUTHN_CREDENTIAL_EXISTS = "webauthn_credential_exists"
+
 # -- OAuth 2.1 server ------------------------------------------------------------------------
+# A feature switched off by a setting (the OAuth server).
+FEATURE_DISABLED = "feature_disabled"
 OAUTH_CLIENT_NOT_FOUND = "oauth_client_not_found"
 OAUTH_AUTHORIZATION_NOT_FOUND = "oauth_authorization_not_found"
 OAUTH_CONSENT_NOT_FOUND = "oauth_consent_not_found"

@@ -178,7 +178,7 @@ async def _load_flow(ctx: AppContext, state: str) -> dict[str, Any]:
     if flow["expired"]:
         raise bad_request(codes.BAD_OAUTH_STATE, "OAuth state has expired")
     if flow["code_challenge"] and flow["user_id"] is not None:
-        raise bad_request(pkce.FLOW_STATE_ALREADY_USED, "State has already been used")
+        raise bad_request(codes.FLOW_STATE_ALREADY_USED, "State has already been used")
     return flow
 
 
@@ -280,7 +280,7 @@ async def _finish(svc: AuthService, request: Request, flow: dict[str, Any], para
                 [user["id"], tokens.access_token, tokens.refresh_token, flow["id"]])
             row = await cur.fetchone()
             if row is None:  # another callback with this state got there first
-                raise bad_request(pkce.FLOW_STATE_ALREADY_USED, "State has already been used")
+                raise bad_request(codes.FLOW_STATE_ALREADY_USED, "State has already been used")
             return pkce.code_redirect(redirect_to, str(row[0]))
         deleted = await conn.execute("delete from auth.flow_state where id = %s returning id", [flow["id"]])
         if await deleted.fetchone() is None:  # the state is single use

@@ -29,7 +29,7 @@ from starlette.responses import Response
 from server.auth import error_codes as codes
 from server.auth.authn import bearer_claims, load_caller, require_admin
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request, forbidden, internal, not_found, unprocessable
+from server.auth.errors import AuthError, bad_request, forbidden, not_found, unprocessable
 from server.auth.http import Body, json_response, read_body
 from server.auth.mfa_factor import (
     FACTOR_NOT_FOUND,
@@ -50,7 +50,6 @@ from server.auth.mfa_json import factor_json
 from server.auth.mfa_phone import PhoneKind, validate_phone
 from server.auth.mfa_totp import TotpKind
 from server.auth.mfa_webauthn import WebAuthnKind
-from server.auth.ratelimit import Limit
 from server.auth.service import AuthService, RouteSpec
 from server.auth.session_tokens import new_refresh_token, session_amr, token_response
 from server.auth.user_store import INSTANCE_ID, user_by_id, written_user
@@ -63,9 +62,6 @@ KINDS: dict[str, FactorKind] = {
     WebAuthnKind.name: WebAuthnKind(),
 }
 
-# GoTrue's MFA.RateLimitChallengeAndVerify: challenges, and verifies apart, 15 a minute per
-# address in token buckets of 30 (its limiterOpts.FactorChallenge and FactorVerify).
-RATE_LIMIT = Limit(15, 60, burst=30)
 AAL2 = "aal2"
 T = TypeVar("T")
 BodyGetter = Callable[[], Body]
@@ -110,11 +106,6 @@ def _kind(factor_type: str) -> FactorKind:
     return kind
 
 
-def _rate_limit(svc: AuthService, request: Request, bucket: str) -> None:
-    svc.limiter.limits.setdefault(bucket, RATE_LIMIT)
-    svc.limiter.check(bucket, request)
-
-
 async def _with_factor(svc: AuthService, request: Request,
                        work: Callable[[MfaCall, FactorRow], Awaitable[T]], *, rate_bucket: str | None = None) -> T:
     """Run `work` on the caller's factor named by the path, in one transaction."""
@@ -125,13 +116,19 @@ async def _with_factor(svc: AuthService, request: Request,
         factor_id = parse_uuid(request.path_params["factor_id"], "factor_id")
         factor = await owned_factor(conn, call.user["id"], factor_id, lock=True)
         if rate_bucket is not None:
-            _rate_limit(svc, request, rate_bucket)
+            svc.limiter.check(rate_bucket, request)
         return await work(call, factor)
 
     return await in_transaction(svc.ctx, run)
 
 
 # -- user endpoints ----------------------------------------------------------------------
+
+
+def _sessionless(message: str) -> AuthError:
+    """A token without a session_id (signed by hand, not issued here): GoTrue answers 500 with
+    this message; it is the caller's token that is wrong, so 403 here."""
+    return forbidden(codes.SESSION_NOT_FOUND, message)
 
 
 async def enroll(svc: AuthService, request: Request) -> Response:
@@ -141,7 +138,7 @@ async def enroll(svc: AuthService, request: Request) -> Response:
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         call = await _call(svc, request, conn, claims)
         if call.session_id is None:
-            raise internal("A valid session and a registered user are required to enroll a factor")
+            raise _sessionless("A valid session and a registered user are required to enroll a factor")
         params = body()
         kind = _kind(params.text("factor_type"))
         if not kind.enroll_enabled(call.settings):
@@ -188,7 +185,7 @@ async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[
                            [factor["id"]])
     user = await written_user(conn, user_id)
     if call.session_id is None:
-        raise internal("Cannot read SessionId claim as UUID")
+        raise _sessionless("Cannot read SessionId claim as UUID")
     session_id = call.session_id
     await conn.execute(
         "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
@@ -223,7 +220,7 @@ async def _swap_refresh_token(conn: AsyncConnection, session_id: uuid.UUID, user
 async def unenroll(svc: AuthService, request: Request) -> Response:
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
         if call.session_id is None:
-            raise internal("A valid session and factor are required to unenroll a factor")
+            raise _sessionless("A valid session and factor are required to unenroll a factor")
         if factor["status"] == VERIFIED and call.session_aal != AAL2:
             raise unprocessable(codes.INSUFFICIENT_AAL, "AAL2 required to unenroll verified factor")
         await _delete_factor(call.conn, factor)

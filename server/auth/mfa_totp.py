@@ -22,7 +22,7 @@ import pyotp
 import segno
 
 from server.auth import error_codes as codes
-from server.auth.errors import bad_request, internal, unprocessable
+from server.auth.errors import bad_request, unprocessable
 from server.auth.http import Body
 from server.auth.mail import site_url
 from server.auth.mfa_factor import (
@@ -104,8 +104,9 @@ class TotpKind:
             raise bad_request(codes.VALIDATION_FAILED, f"issuer must be at most {MAX_ISSUER} characters")
         await check_new_factor(call, friendly_name)
         account = call.user["email"] or ""
-        if not issuer or not account:  # pquerna's Generate refuses an empty issuer or account name
-            raise internal(QR_ERROR)
+        if not issuer or not account:  # pquerna's Generate refuses an empty issuer or account name:
+            # GoTrue's 500; a user without an e-mail (phone only) is an expected case, so 422.
+            raise unprocessable(codes.VALIDATION_FAILED, QR_ERROR)
         secret = new_secret()
         uri = otpauth_uri(secret, issuer, account)
         try:

@@ -36,8 +36,6 @@ from server.auth.http import json_response, read_bounded
 from server.auth.service import AuthService, RouteSpec
 from server.auth.user_store import timestamp
 
-# GoTrue's ErrorCodeFeatureDisabled (not in error_codes.py yet).
-FEATURE_DISABLED = "feature_disabled"
 MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME_BYTES = 1024
 MAX_URI_BYTES = 2048
@@ -262,7 +260,7 @@ async def _fetch(conn: AsyncConnection, query: sql.Composed, params: list[Any]) 
 def _guard(svc: AuthService, request: Request) -> None:
     require_admin(svc.ctx, request)
     if not svc.ctx.settings.oauth_server_enabled:
-        raise not_found(FEATURE_DISABLED, "OAuth server is disabled")
+        raise not_found(codes.FEATURE_DISABLED, "OAuth server is disabled")
 
 
 def _client_id(svc: AuthService, request: Request) -> uuid.UUID:

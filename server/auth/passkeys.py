@@ -64,7 +64,7 @@ _AAGUID_NAMES = {
 
 def _require_enabled(svc: AuthService) -> None:
     if not svc.ctx.settings.passkey_enabled:
-        raise not_found(webauthn.PASSKEY_DISABLED, "Passkeys are disabled")
+        raise not_found(codes.PASSKEY_DISABLED, "Passkeys are disabled")
 
 
 def _require_not_anonymous(caller: Caller) -> None:
@@ -114,7 +114,7 @@ def _passkey_id(request: Request) -> uuid.UUID:
 def _verification_failed(failed: webauthn.CeremonyFailed | None = None) -> AuthError:
     """GoTrue's two messages: an answer that cannot be read, and one that does not verify."""
     message = "Invalid credential response" if failed and failed.malformed else "Credential verification failed"
-    return bad_request(webauthn.WEBAUTHN_VERIFICATION_FAILED, message)
+    return bad_request(codes.WEBAUTHN_VERIFICATION_FAILED, message)
 
 
 async def _after_consuming(work: Callable[[], Awaitable[T]]) -> T:
@@ -157,9 +157,9 @@ async def _consume_challenge(conn: AsyncConnection, challenge_id: uuid.UUID, kin
         [challenge_id, kind, user_id])
     row = await cur.fetchone()
     if row is None:
-        raise bad_request(webauthn.WEBAUTHN_CHALLENGE_NOT_FOUND, "Challenge not found or already used")
+        raise bad_request(codes.WEBAUTHN_CHALLENGE_NOT_FOUND, "Challenge not found or already used")
     if row[1]:
-        raise CommitThen(bad_request(webauthn.WEBAUTHN_CHALLENGE_EXPIRED, "Challenge has expired"))
+        raise CommitThen(bad_request(codes.WEBAUTHN_CHALLENGE_EXPIRED, "Challenge has expired"))
     return webauthn.Session.from_json(row[0])
 
 
@@ -214,7 +214,7 @@ async def registration_options(svc: AuthService, request: Request) -> Response:
         await _require_management_aal(conn, caller)
         existing = await _credential_ids(conn, caller.user["id"])
         if len(existing) >= svc.ctx.settings.passkey_max_per_user:
-            raise unprocessable(webauthn.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
+            raise unprocessable(codes.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
         name, display = _user_names(caller.user)
         options, session = webauthn.registration_options(
             rp, user_handle=str(caller.user["id"]).encode(), user_name=name, display_name=display,
@@ -254,7 +254,7 @@ async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp:
     cur = await conn.execute("select count(*) from auth.webauthn_credentials where user_id = %s", [user_id])
     counted = await cur.fetchone()
     if counted is not None and counted[0] >= svc.ctx.settings.passkey_max_per_user:
-        raise unprocessable(webauthn.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
+        raise unprocessable(codes.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
     aaguid = None if new.aaguid == "00000000-0000-0000-0000-000000000000" else new.aaguid
     async with conn.cursor(row_factory=dict_row) as insert:
         await insert.execute(
@@ -266,7 +266,7 @@ async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp:
              Jsonb(new.transports), new.backup_eligible, new.backed_up, _friendly_name(new.aaguid)])
         row = await insert.fetchone()
     if row is None:
-        raise unprocessable(webauthn.WEBAUTHN_CREDENTIAL_EXISTS, "This credential is already registered")
+        raise unprocessable(codes.WEBAUTHN_CREDENTIAL_EXISTS, "This credential is already registered")
     return {"id": str(row["id"]), **({"friendly_name": row["friendly_name"]} if row["friendly_name"] else {}),
             "created_at": timestamp(row["created_at"])}
 
@@ -275,7 +275,7 @@ async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp:
 
 async def authentication_options(svc: AuthService, request: Request) -> Response:
     _require_enabled(svc)
-    svc.limiter.check("sign_in_sign_ups", request)
+    svc.limiter.check("passkey", request)
     await read_body(request, allow_empty=True)  # gotrue_meta_security (captcha) is not checked
     rp = webauthn.relying_party(svc.ctx)
     options, session = webauthn.authentication_options(rp, user_handle=None, allowed=[])

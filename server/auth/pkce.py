@@ -37,8 +37,6 @@ MIN_CHALLENGE, MAX_CHALLENGE = 43, 128
 _CHALLENGE = re.compile(r"[a-zA-Z._~0-9-]+")
 INVALID_PARAMS = "PKCE flow requires code_challenge_method and code_challenge"
 BAD_VERIFIER = "code challenge does not match previously saved code verifier"
-# GoTrue's flow_state_already_used (apierrors), absent from error_codes.py.
-FLOW_STATE_ALREADY_USED = "flow_state_already_used"
 # Authentication methods of flows started by a mailed link: at the session limit their
 # exchange ends the least recently used session, as opening the link does (verify.py).
 MAILED_METHODS = ("email/signup", "recovery", "magiclink", "invite", "email_change")

@@ -70,6 +70,12 @@ def limits_from(settings: Settings) -> dict[str, Limit]:
         "anonymous_users": Limit(anonymous, HOUR, burst=anonymous),
         "email_sent": Limit(max(settings.rate_limit_email_sent, 0), HOUR),
         "sms_sent": Limit(max(settings.rate_limit_sms_sent, 0), HOUR),
+        # GoTrue's RateLimitPasskey (30, as the per-5-minute limiters) for passkey sign-in options.
+        "passkey": per_five_minutes(settings.rate_limit_sign_in_sign_ups),
+        # GoTrue's MFA.RateLimitChallengeAndVerify: challenges, and verifies apart, 15 a minute
+        # per address in token buckets of 30 (its limiterOpts.FactorChallenge and FactorVerify).
+        "mfa_challenge": Limit(15, 60, burst=30),
+        "mfa_verify": Limit(15, 60, burst=30),
         ACCOUNT_BUCKET: Limit(10, FIVE_MINUTES),
     }
 
@@ -190,7 +196,8 @@ class RateLimiter:
 
     def check(self, bucket: str, request: Request) -> None:
         """One request of the client's IP in `bucket` (a name of SIGN_IN_SIGN_UPS,
-        token_refresh, token_verifications or anonymous_users); 429 past its limit."""
+        token_refresh, token_verifications, anonymous_users, passkey, mfa_challenge or
+        mfa_verify); 429 past its limit."""
         if not self.hit(bucket, client_ip(request)):
             raise too_many_requests(codes.OVER_REQUEST_RATE_LIMIT, "Request rate limit reached")
 

@@ -21,6 +21,7 @@ import base64
 import hashlib
 import hmac
 import html
+import logging
 import re
 import secrets
 import time
@@ -51,6 +52,8 @@ HOOK_BACKOFF_SECONDS = 2.0  # httpHookBackoffDuration, between attempts that cou
 HOOK_RESPONSE_LIMIT = 200 * 1024  # payloadLimit
 UNKNOWN = "unknown"  # GoTrue's ErrorCodeUnknown: a hook error answered with a status but no code
 _CODE = re.compile(r"\{\{\s*\.Code\s*\}\}")
+
+log = logging.getLogger("supalite.auth")
 
 
 def test_otp(settings: Settings, phone: str) -> str | None:
@@ -168,13 +171,15 @@ def _reply(status: int, headers: Message, stream: Any) -> _HookReply:
 
 async def call_send_sms_hook(settings: Settings, payload: dict[str, Any]) -> None:
     """POST the payload to the hook; any failure answers as GoTrue's runHook does (500
-    "Error running hook URI: <uri>"), and an `{"error": {"http_code", "message"}}` answer
-    becomes that error."""
+    "Error running hook URI"), and an `{"error": {"http_code", "message"}}` answer becomes that
+    error. GoTrue appends the URI to the message; here it goes to the log only, since it is an
+    internal address clients have no business seeing."""
     uri = settings.hook_send_sms_uri
     try:
         output = await _dispatch(settings, uri, orjson.dumps(payload))
     except AuthError:
-        raise internal(f"Error running hook URI: {uri}") from None
+        log.warning("auth: the send SMS hook %s failed", uri)
+        raise internal("Error running hook URI") from None
     error = output.get("error") if isinstance(output, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"]:
         status = error.get("http_code")

@@ -43,15 +43,6 @@ from webauthn.helpers.structs import (
 from server.auth.mail import site_url
 from server.context import AppContext
 
-# GoTrue's codes for passkeys and WebAuthn (apierrors/errorcode.go), not in error_codes.py yet.
-PASSKEY_DISABLED = "passkey_disabled"
-TOO_MANY_PASSKEYS = "too_many_passkeys"
-WEBAUTHN_CREDENTIAL_NOT_FOUND = "webauthn_credential_not_found"
-WEBAUTHN_CHALLENGE_NOT_FOUND = "webauthn_challenge_not_found"
-WEBAUTHN_CHALLENGE_EXPIRED = "webauthn_challenge_expired"
-WEBAUTHN_VERIFICATION_FAILED = "webauthn_verification_failed"
-WEBAUTHN_CREDENTIAL_EXISTS = "webauthn_credential_exists"
-
 # go-webauthn's default ceremony timeout (what the browser is told), in milliseconds.
 TIMEOUT_MS = 300_000
 # A credential id is at most 1023 bytes (WebAuthn level 3, 5.8.3); a user handle at most 64.

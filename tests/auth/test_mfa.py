@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import jwt
 import psycopg
 import pyotp
 import pytest
@@ -217,6 +218,16 @@ def test_anonymous_users_cannot_use_factors(api: httpx.Client) -> None:
         403, "no_authorization", "Anonymous user not allowed to perform these actions")
 
 
+def test_a_token_without_a_session_is_refused_not_a_500(api: httpx.Client, live_server: harness.LiveServer) -> None:
+    # A token signed by hand for a real user but carrying no session_id: GoTrue answers 500.
+    session = sign_up(api)
+    handmade = {key: value for key, value in claims(session["access_token"]).items() if key != "session_id"}
+    token = jwt.encode(handmade, live_server.settings.jwt_secret, algorithm="HS256")
+    response = api.post("/factors", json={"factor_type": "totp"}, headers={"Authorization": f"Bearer {token}", **NEW_API})
+    assert error(response) == (
+        403, "session_not_found", "A valid session and a registered user are required to enroll a factor")
+
+
 def test_name_conflict_and_factor_limit(api: httpx.Client) -> None:
     session = sign_up(api)
     assert enroll_totp(api, session, "one").status_code == 200
@@ -330,7 +341,8 @@ def test_admin_factor_bad_input(api: httpx.Client, admin_headers: dict[str, str]
 def gated_server(database_url: str) -> Iterator[harness.LiveServer]:
     server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
         "GOTRUE_MFA_TOTP_VERIFY_ENABLED": "false", "GOTRUE_MFA_PHONE_ENROLL_ENABLED": "true",
-        "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true", "GOTRUE_SMS_TEST_OTP": "15555550100:123456"})
+        "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true", "GOTRUE_SMS_TEST_OTP": "15555550100:123456",
+        "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_AUTOCONFIRM": "true"})
     yield server
     server.stop()
 
@@ -351,6 +363,14 @@ def test_totp_verify_disabled(gated: httpx.Client) -> None:
 
 def enroll_phone(api: httpx.Client, session: dict[str, Any], phone: Any, name: str = "") -> httpx.Response:
     return api.post("/factors", json={"factor_type": "phone", "phone": phone, "friendly_name": name}, headers=auth(session))
+
+
+def test_a_user_without_an_email_cannot_enroll_totp(gated: httpx.Client) -> None:
+    # A phone-only user: no account name for the otpauth URI (GoTrue's 500, a 422 here).
+    phone = f"1555{uuid.uuid4().int % 10**7:07d}"
+    signed_up = gated.post("/signup", json={"phone": phone, "password": "secret-pass"})
+    assert signed_up.status_code == 200, signed_up.text
+    assert error(enroll_totp(gated, signed_up.json())) == (422, "validation_failed", "Error generating QR Code")
 
 
 def test_phone_factor_with_a_test_number(gated: httpx.Client) -> None:

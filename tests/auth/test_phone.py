@@ -456,12 +456,12 @@ def test_hook_failures_answer_as_gotrue_and_write_nothing(hook_server: harness.L
     failing = new_phone()[:-2] + "99"
     failed = hapi.post("/signup", json={"phone": failing, "password": "secret-pass"})
     assert failed.status_code == 500
-    assert failed.json() == {"code": "unexpected_failure", "message": f"Error running hook URI: {hook.url}"}
+    assert failed.json() == {"code": "unexpected_failure", "message": "Error running hook URI"}
     blocked = hapi.post("/otp", json={"phone": new_phone()[:-2] + "98"})
     assert blocked.status_code == 422 and blocked.json()["message"] == "number blocked"
     dropped = new_phone()[:-2] + "97"
     gone = hapi.post("/otp", json={"phone": dropped})
-    assert gone.status_code == 500 and gone.json()["message"] == f"Error running hook URI: {hook.url}"
+    assert gone.status_code == 500 and gone.json()["message"] == "Error running hook URI"
     assert len(hook.for_phone(dropped)) == 3  # GoTrue's three attempts
     with psycopg.connect(hook_server.database_url, autocommit=True) as conn:
         rows = conn.execute("select count(*) from auth.users where phone = any(%s)", [[failing, dropped]]).fetchone()

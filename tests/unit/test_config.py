@@ -75,3 +75,9 @@ def test_gotrue_value_forms() -> None:
         load_settings({"GOTRUE_SMS_TEST_OTP": "15555550100=123456"}, dotenv=None)
     with pytest.raises(ConfigError, match="GOTRUE_HOOK_SEND_SMS_URI"):
         load_settings({"GOTRUE_SMS_PROVIDER": "hook"}, dotenv=None)
+
+
+def test_the_readme_lists_every_setting() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    missing = [s.env for s in SETTINGS.values() if f"| `{s.env}` |" not in readme]
+    assert missing == [], "README.md lacks rows for these settings: run `supalite config`"

@@ -3,10 +3,15 @@ key, bounded in number whatever the keys sent."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+import server.auth
+
 from server.auth.errors import AuthError
-from server.auth.ratelimit import ACCOUNT_BUCKET, SIGN_IN_SIGN_UPS, RateLimiter, limits_from
+from server.auth.ratelimit import ACCOUNT_BUCKET, LIMITS, SIGN_IN_SIGN_UPS, RateLimiter, limits_from
 from server.config import Settings
 
 
@@ -166,3 +171,13 @@ def test_token_buckets_are_bounded_and_drop_full_ones() -> None:
     clock.now += 60  # every bucket full again: the next request finds them gone
     limiter.hit("token_refresh", "198.51.100.1")
     assert len(limiter.bucket("token_refresh")) == 1
+
+
+def test_every_bucket_the_endpoints_name_has_a_limit() -> None:
+    # A name without a limit would be a KeyError (a 500) only when rate limits are on, which
+    # the API tests turn off: read the names from the source instead.
+    named = re.compile(r"""limiter\.check\(\s*"(\w+)"|\bbucket\s*=\s*"(\w+)"|rate_bucket\s*=\s*"(\w+)\"""")
+    names = {group for path in Path(server.auth.__file__).parent.glob("*.py")
+             for match in named.finditer(path.read_text()) for group in match.groups() if group}
+    assert {"signup", "token_refresh", "passkey", "mfa_verify"} <= names
+    assert names <= set(LIMITS), names - set(LIMITS)
