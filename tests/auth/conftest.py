@@ -1,10 +1,12 @@
-"""Helpers for the auth API tests: an httpx client on the module's live server."""
+"""Helpers for the auth API tests: an httpx client on the module's live server, and the
+servers with settings of their own (`auth_server`), their clients and admin headers."""
 
 from __future__ import annotations
 
 import uuid
-from typing import Any
 from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import httpx
 import pytest
@@ -14,16 +16,37 @@ from tests import harness
 NEW_API = {"X-Supabase-Api-Version": "2024-01-01"}
 
 
+@contextmanager
+def auth_server(database_url: str, env: dict[str, str] | None = None) -> Iterator[harness.LiveServer]:
+    """A server of its own on the module's (migrated) database, with `env` on top; always stopped."""
+    server = harness.start_server(database_url, args=["--no-migrate"], extra_env=env)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def auth_api(server: harness.LiveServer, *, new_api: bool = False,
+             headers: dict[str, str] | None = None) -> httpx.Client:
+    """An httpx client on the server's /auth/v1 with the anon key (or `headers`), to use in a `with`."""
+    return httpx.Client(base_url=f"{server.url}/auth/v1",
+                        headers={"apikey": server.anon_key, **(NEW_API if new_api else {}), **(headers or {})},
+                        timeout=30)
+
+
+def admin_headers_of(server: harness.LiveServer) -> dict[str, str]:
+    return {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
+
+
 @pytest.fixture(scope="module")
 def api(live_server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{live_server.url}/auth/v1", headers={"apikey": live_server.anon_key},
-                      timeout=30) as client:
+    with auth_api(live_server) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 def admin_headers(live_server: harness.LiveServer) -> dict[str, str]:
-    return {"Authorization": f"Bearer {live_server.service_key}", "apikey": live_server.service_key}
+    return admin_headers_of(live_server)
 
 
 def new_email(prefix: str = "u") -> str:

@@ -7,8 +7,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests import harness
-from tests.auth.conftest import NEW_API, new_email, sign_up
+from tests.auth.conftest import NEW_API, auth_api, auth_server, new_email, sign_up
 
 
 def test_list_users_paginates_like_gotrue(api: httpx.Client, admin_headers: dict[str, str]) -> None:
@@ -72,10 +71,8 @@ def test_unknown_user_id(api: httpx.Client, admin_headers: dict[str, str]) -> No
 
 @pytest.fixture(scope="module")
 def limited(database_url: str) -> Iterator[httpx.Client]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={"SUPALITE_RATE_LIMITS": "true"})
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as client:
+    with auth_server(database_url, {"SUPALITE_RATE_LIMITS": "true"}) as server, auth_api(server, new_api=True) as client:
         yield client
-    server.stop()
 
 
 def test_sign_in_rate_limit(limited: httpx.Client) -> None:
@@ -95,12 +92,8 @@ def test_recovery_mail_frequency(limited: httpx.Client) -> None:
 
 
 def test_forwarded_for_is_ignored_from_untrusted_peers(database_url: str) -> None:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "SUPALITE_RATE_LIMITS": "true", "SUPALITE_FORWARDED_ALLOW_IPS": "192.0.2.1"})
-    try:
-        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as client:
-            answers = [client.post("/token?grant_type=password", json={"email": new_email(), "password": "x-x-x-x"},
-                                   headers={"X-Forwarded-For": f"198.51.100.{i}"}) for i in range(31)]
-    finally:
-        server.stop()
+    with auth_server(database_url, {"SUPALITE_RATE_LIMITS": "true", "SUPALITE_FORWARDED_ALLOW_IPS": "192.0.2.1"}) as server, \
+            auth_api(server, new_api=True) as client:
+        answers = [client.post("/token?grant_type=password", json={"email": new_email(), "password": "x-x-x-x"},
+                               headers={"X-Forwarded-For": f"198.51.100.{i}"}) for i in range(31)]
     assert answers[30].status_code == 429, "a spoofed X-Forwarded-For must not reset the per-IP limit"

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, new_email
+from tests.auth.conftest import NEW_API, admin_headers_of, auth_server, new_email
 
 PASSWORD = "secret-pass"
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefox/131.0"
@@ -25,9 +25,8 @@ SITE_ENV = {"SUPALITE_AUTH_MAX_SESSIONS": "2", "SUPALITE_AUTH_SESSIONS_TIMEBOX":
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    live = harness.start_server(database_url, args=["--no-migrate"], extra_env=SITE_ENV)
-    yield live
-    live.stop()
+    with auth_server(database_url, SITE_ENV) as live:
+        yield live
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +97,7 @@ def session_id(session: dict[str, Any]) -> str:
 
 def mail_link(api: httpx.Client, server: harness.LiveServer, kind: str, email: str) -> httpx.Response:
     """Opens the link of a recovery or magic-link mail (made by generate_link, as the mailer would)."""
-    admin_headers = {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
+    admin_headers = admin_headers_of(server)
     link = api.post("/auth/v1/admin/generate_link", json={"type": kind, "email": email}, headers=admin_headers)
     assert link.status_code == 200, link.text
     query = parse_qs(urlsplit(link.json()["action_link"]).query)

@@ -12,7 +12,7 @@ import pytest
 
 from server.db.database import authenticator_password
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email, sign_up
+from tests.auth.conftest import NEW_API, admin_headers_of, auth_server, bearer, new_email, sign_up
 
 
 def _latest_mail(live_server: harness.LiveServer, email: str) -> dict[str, Any]:
@@ -209,14 +209,14 @@ def test_generate_link_invite_is_consistent(api: httpx.Client, admin_headers: di
 def mailless_server(database_url: str) -> Any:
     # a real JWT secret and no SMTP: no mail can be sent
     password = authenticator_password(harness.base_settings(""))
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "SUPALITE_JWT_SECRET": "a-real-secret-of-at-least-32-characters-xyz", "SUPALITE_AUTHENTICATOR_PASSWORD": password})
-    yield server
-    server.stop()
+    with auth_server(database_url, {
+        "SUPALITE_JWT_SECRET": "a-real-secret-of-at-least-32-characters-xyz", "SUPALITE_AUTHENTICATOR_PASSWORD": password,
+    }) as server:
+        yield server
 
 
 def test_invite_without_any_mail_delivery(mailless_server: harness.LiveServer) -> None:
-    headers = {"apikey": mailless_server.service_key, "Authorization": f"Bearer {mailless_server.service_key}", **NEW_API}
+    headers = {**admin_headers_of(mailless_server), **NEW_API}
     email = new_email("invite-nomail")
     response = httpx.post(f"{mailless_server.url}/auth/v1/invite", json={"email": email}, headers=headers)
     assert response.status_code == 400 and response.json()["code"] == "email_address_not_authorized"
@@ -225,10 +225,10 @@ def test_invite_without_any_mail_delivery(mailless_server: harness.LiveServer) -
 
 
 def test_invite_mails_count_against_the_email_limit(database_url: str) -> None:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "SUPALITE_RATE_LIMITS": "true", "SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT": "1"})
-    try:
-        headers = {"apikey": server.service_key, "Authorization": f"Bearer {server.service_key}", **NEW_API}
+    with auth_server(database_url, {
+        "SUPALITE_RATE_LIMITS": "true", "SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT": "1",
+    }) as server:
+        headers = {**admin_headers_of(server), **NEW_API}
         first = httpx.post(f"{server.url}/auth/v1/invite", json={"email": new_email("limit-1")}, headers=headers)
         assert first.status_code == 200, first.text
         refused_email = new_email("limit-2")
@@ -236,5 +236,3 @@ def test_invite_mails_count_against_the_email_limit(database_url: str) -> None:
         assert second.status_code == 429 and second.json()["code"] == "over_email_send_rate_limit"
         with psycopg.connect(server.database_url) as conn:  # the refused invite left no user behind
             assert conn.execute("select 1 from auth.users where email = %s", [refused_email]).fetchone() is None
-    finally:
-        server.stop()

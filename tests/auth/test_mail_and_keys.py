@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
 
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email
+from tests.auth.conftest import NEW_API, auth_api, auth_server, bearer, new_email
 
 SITE = "http://localhost:3000"
 
@@ -24,15 +24,15 @@ def server(database_url: str) -> Iterator[harness.LiveServer]:
     keys_file = harness.scratch_dir("supalite-keys-") / "jwks.json"
     jwk = {**json.loads(ECAlgorithm.to_jwk(ec.generate_private_key(ec.SECP256R1()))), "kid": "test-es256"}
     keys_file.write_text(json.dumps([jwk]))
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "GOTRUE_MAILER_AUTOCONFIRM": "false", "SUPALITE_JWT_KEYS_FILE": str(keys_file), "GOTRUE_SITE_URL": SITE})
-    yield server
-    server.stop()
+    with auth_server(database_url, {
+        "GOTRUE_MAILER_AUTOCONFIRM": "false", "SUPALITE_JWT_KEYS_FILE": str(keys_file), "GOTRUE_SITE_URL": SITE,
+    }) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key}) as client:
+    with auth_api(server) as client:
         yield client
 
 

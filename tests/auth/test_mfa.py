@@ -17,7 +17,7 @@ import pyotp
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email, sign_up
+from tests.auth.conftest import NEW_API, auth_api, auth_server, bearer, new_email, sign_up
 
 
 def claims(token: str) -> dict[str, Any]:
@@ -339,17 +339,17 @@ def test_admin_factor_bad_input(api: httpx.Client, admin_headers: dict[str, str]
 
 @pytest.fixture(scope="module")
 def gated_server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_MFA_TOTP_VERIFY_ENABLED": "false", "GOTRUE_MFA_PHONE_ENROLL_ENABLED": "true",
         "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true", "GOTRUE_SMS_TEST_OTP": "15555550100:123456",
-        "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_AUTOCONFIRM": "true"})
-    yield server
-    server.stop()
+        "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_AUTOCONFIRM": "true",
+    }) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def gated(gated_server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{gated_server.url}/auth/v1", headers={"apikey": gated_server.anon_key}, timeout=30) as client:
+    with auth_api(gated_server) as client:
         yield client
 
 
@@ -426,14 +426,10 @@ def test_phone_factor_bad_input(gated: httpx.Client) -> None:
 
 
 def test_challenges_and_verifies_are_rate_limited(database_url: str) -> None:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={"SUPALITE_RATE_LIMITS": "true"})
-    try:
-        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key}, timeout=30) as api:
-            session = sign_up(api)
-            factor_id = enroll_totp(api, session).json()["id"]
-            assert [challenge(api, session, factor_id).status_code for _ in range(30)] == [200] * 30
-            assert error(challenge(api, session, factor_id))[:2] == (429, "over_request_rate_limit")
-            # Verifies have their own bucket.
-            assert error(verify(api, session, factor_id, str(uuid.uuid4()), "123456"))[1] == "mfa_factor_not_found"
-    finally:
-        server.stop()
+    with auth_server(database_url, {"SUPALITE_RATE_LIMITS": "true"}) as server, auth_api(server) as api:
+        session = sign_up(api)
+        factor_id = enroll_totp(api, session).json()["id"]
+        assert [challenge(api, session, factor_id).status_code for _ in range(30)] == [200] * 30
+        assert error(challenge(api, session, factor_id))[:2] == (429, "over_request_rate_limit")
+        # Verifies have their own bucket.
+        assert error(verify(api, session, factor_id, str(uuid.uuid4()), "123456"))[1] == "mfa_factor_not_found"

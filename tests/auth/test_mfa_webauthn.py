@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email, sign_up
+from tests.auth.conftest import auth_api, auth_server, bearer, new_email, sign_up
 from tests.auth.soft_authenticator import FLAG_UV, SoftAuthenticator, b64url
 
 ORIGIN = "http://localhost:3000"
@@ -25,17 +25,16 @@ RP = {"rpId": "localhost", "rpOrigins": [ORIGIN]}  # what auth-js sends; the ser
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED": "true", "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED": "true",
-        "GOTRUE_WEBAUTHN_RP_ID": "localhost", "GOTRUE_WEBAUTHN_RP_ORIGINS": ORIGIN})
-    yield server
-    server.stop()
+        "GOTRUE_WEBAUTHN_RP_ID": "localhost", "GOTRUE_WEBAUTHN_RP_ORIGINS": ORIGIN,
+    }) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(server, new_api=True) as client:
         yield client
 
 
@@ -265,23 +264,20 @@ def test_malformed_credential_response(api: httpx.Client, user: dict[str, Any], 
 
 
 def test_disabled(database_url: str) -> None:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED": "false", "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED": "false"})
-    try:
-        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as api:
-            user = sign_up(api, new_email("mfa-wa-off"), PASSWORD)
-            refused = api.post("/factors", headers=bearer(user), json={"factor_type": "webauthn", "friendly_name": "K"})
-            assert error(refused) == (422, "mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
-            with psycopg.connect(server.database_url, autocommit=True) as conn:
-                factor_id = conn.execute(
-                    "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at)"
-                    " values (gen_random_uuid(), %s, 'k', 'webauthn', 'unverified', now(), now()) returning id",
-                    [user["user"]["id"]]).fetchone()[0]
-            assert error(api.post(f"/factors/{factor_id}/challenge", headers=bearer(user), json={})) == (
-                422, "mfa_webauthn_verify_not_enabled", "MFA verification is disabled for WebAuthn")
-            # GoTrue answers a disabled WebAuthn verify with the enroll code.
-            refused = api.post(f"/factors/{factor_id}/verify", headers=bearer(user),
-                               json={"challenge_id": str(uuid.uuid4()), "webauthn": {"type": "create"}})
-            assert error(refused) == (422, "mfa_webauthn_enroll_not_enabled", "MFA verification is disabled for WebAuthn")
-    finally:
-        server.stop()
+    with auth_server(database_url, {
+        "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED": "false", "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED": "false",
+    }) as server, auth_api(server, new_api=True) as api:
+        user = sign_up(api, new_email("mfa-wa-off"), PASSWORD)
+        refused = api.post("/factors", headers=bearer(user), json={"factor_type": "webauthn", "friendly_name": "K"})
+        assert error(refused) == (422, "mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn")
+        with psycopg.connect(server.database_url, autocommit=True) as conn:
+            factor_id = conn.execute(
+                "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at)"
+                " values (gen_random_uuid(), %s, 'k', 'webauthn', 'unverified', now(), now()) returning id",
+                [user["user"]["id"]]).fetchone()[0]
+        assert error(api.post(f"/factors/{factor_id}/challenge", headers=bearer(user), json={})) == (
+            422, "mfa_webauthn_verify_not_enabled", "MFA verification is disabled for WebAuthn")
+        # GoTrue answers a disabled WebAuthn verify with the enroll code.
+        refused = api.post(f"/factors/{factor_id}/verify", headers=bearer(user),
+                           json={"challenge_id": str(uuid.uuid4()), "webauthn": {"type": "create"}})
+        assert error(refused) == (422, "mfa_webauthn_enroll_not_enabled", "MFA verification is disabled for WebAuthn")

@@ -10,6 +10,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -19,7 +20,7 @@ import pytest
 
 from tests import harness
 from tests.auth import oidc_provider
-from tests.auth.conftest import NEW_API, bearer, new_email
+from tests.auth.conftest import auth_api, auth_server, bearer, new_email
 
 SITE = "http://localhost:3000"
 
@@ -30,8 +31,8 @@ def provider() -> Iterator[oidc_provider.RunningProvider]:
         yield running
 
 
-def _start(database_url: str, provider: oidc_provider.RunningProvider, **env: str) -> harness.LiveServer:
-    return harness.start_server(database_url, args=["--no-migrate"], extra_env={
+def _start(database_url: str, provider: oidc_provider.RunningProvider, **env: str) -> AbstractContextManager[harness.LiveServer]:
+    return auth_server(database_url, {
         **provider.server_env("keycloak"), **provider.server_env("acme"), "GOTRUE_SITE_URL": SITE,
         "GOTRUE_EXTERNAL_GITHUB_ENABLED": "false", "GOTRUE_EXTERNAL_GITHUB_CLIENT_ID": "x",
         "GOTRUE_EXTERNAL_GITHUB_SECRET": "y", **env})
@@ -39,15 +40,13 @@ def _start(database_url: str, provider: oidc_provider.RunningProvider, **env: st
 
 @pytest.fixture(scope="module")
 def server(database_url: str, provider: oidc_provider.RunningProvider) -> Iterator[harness.LiveServer]:
-    live = _start(database_url, provider, GOTRUE_SECURITY_MANUAL_LINKING_ENABLED="true")
-    yield live
-    live.stop()
+    with _start(database_url, provider, GOTRUE_SECURITY_MANUAL_LINKING_ENABLED="true") as live:
+        yield live
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(server, new_api=True) as client:
         yield client
 
 
@@ -344,14 +343,13 @@ def test_saml_is_disabled(api: httpx.Client, server: harness.LiveServer) -> None
 
 @pytest.fixture(scope="module")
 def strict_server(database_url: str, provider: oidc_provider.RunningProvider) -> Iterator[harness.LiveServer]:
-    live = _start(database_url, provider, GOTRUE_MAILER_AUTOCONFIRM="false")
-    yield live
-    live.stop()
+    with _start(database_url, provider, GOTRUE_MAILER_AUTOCONFIRM="false") as live:
+        yield live
 
 
 def test_unverified_provider_emails_and_manual_linking_off(strict_server: harness.LiveServer,
                                                            provider: oidc_provider.RunningProvider) -> None:
-    with httpx.Client(base_url=f"{strict_server.url}/auth/v1", headers={"apikey": strict_server.anon_key, **NEW_API}) as api:
+    with auth_api(strict_server, new_api=True) as api:
         email = new_email("unverified")
         done = sign_in(api, email, test_email_verified="false")
         assert query(done.headers["location"])["error"] == "access_denied"
@@ -370,14 +368,13 @@ def test_unverified_provider_emails_and_manual_linking_off(strict_server: harnes
 
 @pytest.fixture(scope="module")
 def closed_server(database_url: str, provider: oidc_provider.RunningProvider) -> Iterator[harness.LiveServer]:
-    live = _start(database_url, provider, GOTRUE_DISABLE_SIGNUP="true")
-    yield live
-    live.stop()
+    with _start(database_url, provider, GOTRUE_DISABLE_SIGNUP="true") as live:
+        yield live
 
 
 def test_disabled_signup_refuses_new_provider_users(closed_server: harness.LiveServer,
                                                     provider: oidc_provider.RunningProvider) -> None:
-    with httpx.Client(base_url=f"{closed_server.url}/auth/v1", headers={"apikey": closed_server.anon_key, **NEW_API}) as api:
+    with auth_api(closed_server, new_api=True) as api:
         refused = grant(api, provider="keycloak", id_token=id_token(provider))
         assert refused.status_code == 422 and refused.json() == {
             "code": "signup_disabled", "message": "Signups not allowed for this instance"}

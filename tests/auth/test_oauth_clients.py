@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import shutil
-import subprocess
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,24 +14,22 @@ import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, sign_up
+from tests.auth.conftest import NEW_API, admin_headers_of, auth_api, auth_server, sign_up
+from tests.js.node_suite import needs_node, run_node_suite
 
-JS = Path(__file__).resolve().parent.parent / "js"
 CLIENTS = "/admin/oauth/clients"
 GOOD = {"client_name": "Cli", "redirect_uris": ["https://app.example.com/cb"]}
 
 
 @pytest.fixture(scope="module")
 def oauth_server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={"GOTRUE_OAUTH_SERVER_ENABLED": "true"})
-    yield server
-    server.stop()
+    with auth_server(database_url, {"GOTRUE_OAUTH_SERVER_ENABLED": "true"}) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def oapi(oauth_server: harness.LiveServer) -> Iterator[httpx.Client]:
-    headers = {"apikey": oauth_server.service_key, "Authorization": f"Bearer {oauth_server.service_key}", **NEW_API}
-    with httpx.Client(base_url=f"{oauth_server.url}/auth/v1", headers=headers, timeout=30) as client:
+    with auth_api(oauth_server, new_api=True, headers=admin_headers_of(oauth_server)) as client:
         yield client
 
 
@@ -238,11 +233,7 @@ def test_non_admin_callers_are_refused(oapi: httpx.Client, oauth_server: harness
     assert oapi.get(f"{CLIENTS}/{created['client_id']}").status_code == 200
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@needs_node
 def test_supabase_js_admin_oauth(oauth_server: harness.LiveServer) -> None:
-    env = dict(oauth_server.env, SUPABASE_URL=oauth_server.url, SUPABASE_ANON_KEY=oauth_server.anon_key,
-               SUPABASE_SERVICE_KEY=oauth_server.service_key, DATABASE_URL=oauth_server.database_url)
-    result = subprocess.run(["node", "--experimental-websocket", "--test", "auth-admin-oauth.suite.mjs"], cwd=str(JS),
-                            env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-    assert "# fail 0" in result.stdout and "# skipped 0" in result.stdout
+    counts = run_node_suite("auth-admin-oauth.suite.mjs", oauth_server)
+    assert counts["fail"] == 0 and counts["skipped"] == 0

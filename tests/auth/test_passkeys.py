@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email, sign_up
+from tests.auth.conftest import auth_api, auth_server, bearer, new_email, sign_up
 from tests.auth.soft_authenticator import FLAG_AT, FLAG_UV, SoftAuthenticator, b64url
 
 ORIGIN = "http://localhost:3000"
@@ -23,16 +23,14 @@ ORIGIN = "http://localhost:3000"
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
     # The relying party by default: the site URL's host and origin.
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "GOTRUE_PASSKEY_ENABLED": "true", "GOTRUE_SITE_URL": ORIGIN, "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER": "3"})
-    yield server
-    server.stop()
+    with auth_server(database_url, {"GOTRUE_PASSKEY_ENABLED": "true", "GOTRUE_SITE_URL": ORIGIN,
+                                    "GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER": "3"}) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(server, new_api=True) as client:
         yield client
 
 
@@ -379,39 +377,32 @@ def test_passkey_management_needs_aal2_with_mfa(api: httpx.Client, server: harne
 
 
 def test_passkeys_disabled(database_url: str) -> None:
-    server = harness.start_server(database_url, args=["--no-migrate"])
-    try:
-        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as api:
-            session = sign_up(api)
-            for method, path, headers in (
-                ("POST", "/passkeys/authentication/options", {}), ("POST", "/passkeys/authentication/verify", {}),
-                ("POST", "/passkeys/registration/options", bearer(session)),
-                ("POST", "/passkeys/registration/verify", bearer(session)), ("GET", "/passkeys", bearer(session)),
-                ("PATCH", f"/passkeys/{uuid.uuid4()}", bearer(session)),
-                ("DELETE", f"/passkeys/{uuid.uuid4()}", bearer(session)),
-            ):
-                refused = api.request(method, path, headers=headers, json={})
-                assert error(refused) == (404, "passkey_disabled", "Passkeys are disabled"), (method, path)
-            assert api.get("/settings").json()["passkeys_enabled"] is False
-            admin = {"Authorization": f"Bearer {server.service_key}"}
-            assert api.get(f"/admin/users/{session['user']['id']}/passkeys", headers=admin).json() == []
-    finally:
-        server.stop()
+    with auth_server(database_url) as server, auth_api(server, new_api=True) as api:
+        session = sign_up(api)
+        for method, path, headers in (
+            ("POST", "/passkeys/authentication/options", {}), ("POST", "/passkeys/authentication/verify", {}),
+            ("POST", "/passkeys/registration/options", bearer(session)),
+            ("POST", "/passkeys/registration/verify", bearer(session)), ("GET", "/passkeys", bearer(session)),
+            ("PATCH", f"/passkeys/{uuid.uuid4()}", bearer(session)),
+            ("DELETE", f"/passkeys/{uuid.uuid4()}", bearer(session)),
+        ):
+            refused = api.request(method, path, headers=headers, json={})
+            assert error(refused) == (404, "passkey_disabled", "Passkeys are disabled"), (method, path)
+        assert api.get("/settings").json()["passkeys_enabled"] is False
+        admin = {"Authorization": f"Bearer {server.service_key}"}
+        assert api.get(f"/admin/users/{session['user']['id']}/passkeys", headers=admin).json() == []
 
 
 def test_explicit_relying_party(database_url: str) -> None:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_PASSKEY_ENABLED": "true", "GOTRUE_WEBAUTHN_RP_ID": "localhost",
-        "GOTRUE_WEBAUTHN_RP_DISPLAY_NAME": "Supalite", "GOTRUE_WEBAUTHN_RP_ORIGINS": "http://localhost:5173,http://localhost:8080"})
-    try:
-        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as api:
-            user = sign_up(api)
-            options = api.post("/passkeys/registration/options", headers=bearer(user), json={}).json()
-            assert options["options"]["rp"] == {"name": "Supalite", "id": "localhost"}
-            # Any configured origin, and only those.
-            assert register(api, user, SoftAuthenticator("http://localhost:8080")).status_code == 200
-            assert error(register(api, user, SoftAuthenticator(ORIGIN)))[1] == "webauthn_verification_failed"
-            device = SoftAuthenticator("http://localhost:5173")
-            assert register(api, user, device).status_code == 200 and sign_in(api, device).status_code == 200
-    finally:
-        server.stop()
+        "GOTRUE_WEBAUTHN_RP_DISPLAY_NAME": "Supalite", "GOTRUE_WEBAUTHN_RP_ORIGINS": "http://localhost:5173,http://localhost:8080",
+    }) as server, auth_api(server, new_api=True) as api:
+        user = sign_up(api)
+        options = api.post("/passkeys/registration/options", headers=bearer(user), json={}).json()
+        assert options["options"]["rp"] == {"name": "Supalite", "id": "localhost"}
+        # Any configured origin, and only those.
+        assert register(api, user, SoftAuthenticator("http://localhost:8080")).status_code == 200
+        assert error(register(api, user, SoftAuthenticator(ORIGIN)))[1] == "webauthn_verification_failed"
+        device = SoftAuthenticator("http://localhost:5173")
+        assert register(api, user, device).status_code == 200 and sign_in(api, device).status_code == 200

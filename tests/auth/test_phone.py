@@ -21,7 +21,7 @@ import pytest
 from server.auth.phone import INVALID_FORMAT, format_phone, is_valid_phone
 from server.auth.sms import render, signatures
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email, sign_up
+from tests.auth.conftest import NEW_API, auth_api, auth_server, bearer, new_email, sign_up
 
 TEST_NUMBER = "15555550100"
 TEST_CODE = "123456"
@@ -85,15 +85,13 @@ def test_phone_provider_disabled_answers_as_gotrue(api: httpx.Client) -> None:
 
 @pytest.fixture(scope="module")
 def phone_server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env=PHONE_ENV)
-    yield server
-    server.stop()
+    with auth_server(database_url, PHONE_ENV) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def papi(phone_server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{phone_server.url}/auth/v1", headers={"apikey": phone_server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(phone_server, new_api=True) as client:
         yield client
 
 
@@ -321,15 +319,12 @@ def test_inbox_phone_filter_refuses_nothing_and_leaks_nothing(phone_server: harn
 
 @pytest.fixture(scope="module")
 def autoconfirm_server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"],
-                                  extra_env={**PHONE_ENV, "GOTRUE_SMS_AUTOCONFIRM": "true"})
-    yield server
-    server.stop()
+    with auth_server(database_url, {**PHONE_ENV, "GOTRUE_SMS_AUTOCONFIRM": "true"}) as server:
+        yield server
 
 
 def test_autoconfirm_signs_in_at_sign_up_and_changes_at_once(autoconfirm_server: harness.LiveServer) -> None:
-    with httpx.Client(base_url=f"{autoconfirm_server.url}/auth/v1",
-                      headers={"apikey": autoconfirm_server.anon_key, **NEW_API}) as api:
+    with auth_api(autoconfirm_server, new_api=True) as api:
         phone = new_phone()
         session = api.post("/signup", json={"phone": phone, "password": "secret-pass"})
         assert session.status_code == 200 and session.json()["user"]["phone_confirmed_at"]
@@ -400,20 +395,19 @@ def hook() -> Iterator[HookReceiver]:
 
 @pytest.fixture(scope="module")
 def hook_server(database_url: str, hook: HookReceiver) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_EXTERNAL_PHONE_ENABLED": "true",
         "GOTRUE_SMS_TEST_OTP": f"{HOOK_TEST_NUMBERS[0]}:{TEST_CODE},{HOOK_TEST_NUMBERS[1]}:{TEST_CODE}",
         "GOTRUE_SMS_PROVIDER": "hook", "GOTRUE_HOOK_SEND_SMS_URI": hook.url,
         "GOTRUE_HOOK_SEND_SMS_SECRETS": f"v1,whsec_{HOOK_SECRET}", "SUPALITE_RATE_LIMITS": "true",
-        "SUPALITE_AUTH_RATE_LIMIT_SMS_SENT": "7"})
-    yield server
-    server.stop()
+        "SUPALITE_AUTH_RATE_LIMIT_SMS_SENT": "7",
+    }) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def hapi(hook_server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{hook_server.url}/auth/v1", headers={"apikey": hook_server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(hook_server, new_api=True) as client:
         yield client
 
 
@@ -489,36 +483,28 @@ def test_disabled_signups_refuse_new_numbers_but_not_known_ones(database_url: st
         conn.execute("insert into auth.users (instance_id, id, aud, role, phone, phone_confirmed_at, raw_app_meta_data,"
                      " raw_user_meta_data, created_at, updated_at) values ('00000000-0000-0000-0000-000000000000',"
                      " gen_random_uuid(), 'authenticated', 'authenticated', %s, now(), '{}', '{}', now(), now())", [known])
-    server = harness.start_server(database_url, args=["--no-migrate"],
-                                  extra_env={**PHONE_ENV, "GOTRUE_DISABLE_SIGNUP": "true"})
-    try:
-        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as api:
-            for path, body in (("/otp", {"phone": new_phone()}), ("/signup", {"phone": new_phone(), "password": "secret-pass"})):
-                refused = api.post(path, json=body)
-                assert refused.status_code == 422 and refused.json()["code"] == "signup_disabled", path
-            assert api.post("/otp", json={"phone": known}).json() == {}
-            assert len(sms_messages(server, known)) == 1
-    finally:
-        server.stop()
+    with auth_server(database_url, {**PHONE_ENV, "GOTRUE_DISABLE_SIGNUP": "true"}) as server, \
+            auth_api(server, new_api=True) as api:
+        for path, body in (("/otp", {"phone": new_phone()}), ("/signup", {"phone": new_phone(), "password": "secret-pass"})):
+            refused = api.post(path, json=body)
+            assert refused.status_code == 422 and refused.json()["code"] == "signup_disabled", path
+        assert api.post("/otp", json={"phone": known}).json() == {}
+        assert len(sms_messages(server, known)) == 1
 
 
 def test_repeated_sign_up_without_autoconfirm_is_obfuscated(database_url: str) -> None:
-    server = harness.start_server(database_url, args=["--no-migrate"],
-                                  extra_env={**PHONE_ENV, "GOTRUE_MAILER_AUTOCONFIRM": "false"})
-    try:
-        with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API}) as api:
-            phone = new_phone()
-            first = api.post("/signup", json={"phone": phone, "password": "secret-pass"}).json()
-            # Unconfirmed: signing up again sends a new code to the same user, unchanged.
-            again = api.post("/signup", json={"phone": phone, "password": "other-pass", "data": {"x": 1}})
-            assert again.status_code == 200 and again.json()["id"] == first["id"]
-            assert "x" not in again.json()["user_metadata"] and len(sms_messages(server, phone)) == 2
-            api.post("/verify", json={"type": "sms", "phone": phone, "token": last_code(server, phone)})
-            repeated = api.post("/signup", json={"phone": phone, "password": "secret-pass", "data": {"y": 2}})
-            assert repeated.status_code == 200
-            fake = repeated.json()
-            assert fake["id"] != first["id"] and fake["user_metadata"] == {"y": 2} and fake["identities"] == []
-            assert fake["phone"] == phone and "phone_confirmed_at" not in fake
-            assert len(sms_messages(server, phone)) == 2
-    finally:
-        server.stop()
+    with auth_server(database_url, {**PHONE_ENV, "GOTRUE_MAILER_AUTOCONFIRM": "false"}) as server, \
+            auth_api(server, new_api=True) as api:
+        phone = new_phone()
+        first = api.post("/signup", json={"phone": phone, "password": "secret-pass"}).json()
+        # Unconfirmed: signing up again sends a new code to the same user, unchanged.
+        again = api.post("/signup", json={"phone": phone, "password": "other-pass", "data": {"x": 1}})
+        assert again.status_code == 200 and again.json()["id"] == first["id"]
+        assert "x" not in again.json()["user_metadata"] and len(sms_messages(server, phone)) == 2
+        api.post("/verify", json={"type": "sms", "phone": phone, "token": last_code(server, phone)})
+        repeated = api.post("/signup", json={"phone": phone, "password": "secret-pass", "data": {"y": 2}})
+        assert repeated.status_code == 200
+        fake = repeated.json()
+        assert fake["id"] != first["id"] and fake["user_metadata"] == {"y": 2} and fake["identities"] == []
+        assert fake["phone"] == phone and "phone_confirmed_at" not in fake
+        assert len(sms_messages(server, phone)) == 2

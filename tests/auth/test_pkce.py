@@ -15,23 +15,20 @@ import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email
+from tests.auth.conftest import auth_api, auth_server, bearer, new_email
 
 SITE = "http://localhost:3000"
 
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    live = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "GOTRUE_MAILER_AUTOCONFIRM": "false", "GOTRUE_SITE_URL": SITE})
-    yield live
-    live.stop()
+    with auth_server(database_url, {"GOTRUE_MAILER_AUTOCONFIRM": "false", "GOTRUE_SITE_URL": SITE}) as live:
+        yield live
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(server, new_api=True) as client:
         yield client
 
 

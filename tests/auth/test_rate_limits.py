@@ -10,8 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests import harness
-from tests.auth.conftest import NEW_API, new_email
+from tests.auth.conftest import NEW_API, auth_api, auth_server, new_email
 
 _ips = (f"198.51.100.{i}" for i in itertools.count(1))
 
@@ -23,22 +22,19 @@ def client_ip() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def defaults(database_url: str) -> Iterator[httpx.Client]:
     """Rate limits on, with config.toml's defaults."""
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={"SUPALITE_RATE_LIMITS": "true"})
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key}, timeout=30) as client:
+    with auth_server(database_url, {"SUPALITE_RATE_LIMITS": "true"}) as server, auth_api(server) as client:
         yield client
-    server.stop()
 
 
 @pytest.fixture(scope="module")
 def small(database_url: str) -> Iterator[httpx.Client]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "SUPALITE_RATE_LIMITS": "true", "SUPALITE_AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS": "3",
         "SUPALITE_AUTH_RATE_LIMIT_TOKEN_REFRESH": "4", "SUPALITE_AUTH_RATE_LIMIT_TOKEN_VERIFICATIONS": "2",
         "SUPALITE_AUTH_RATE_LIMIT_ANONYMOUS_USERS": "2", "SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT": "3",
-        "GOTRUE_MAILER_AUTOCONFIRM": "true"})
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key}, timeout=30) as client:
+        "GOTRUE_MAILER_AUTOCONFIRM": "true",
+    }) as server, auth_api(server) as client:
         yield client
-    server.stop()
 
 
 def refused(response: httpx.Response, code: str = "over_request_rate_limit") -> bool:

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, new_email
+from tests.auth.conftest import auth_api, auth_server, new_email
 
 TEST_PHONE = "15555550100"
 TEST_CODE = "424242"
@@ -19,17 +19,16 @@ TEST_CODE = "424242"
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
-        "GOTRUE_SMS_TEST_OTP": f"{TEST_PHONE}:{TEST_CODE}"})
-    yield server
-    server.stop()
+        "GOTRUE_SMS_TEST_OTP": f"{TEST_PHONE}:{TEST_CODE}",
+    }) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(server, new_api=True) as client:
         yield client
 
 

@@ -4,41 +4,35 @@ second server with sign-ups disabled."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import new_email
+from tests.auth.conftest import admin_headers_of, auth_server, new_email
+from tests.js.node_suite import needs_node, run_node_suite
 
-JS = Path(__file__).resolve().parent.parent / "js"
 SITE = "https://app.example.com"
 
 
 @pytest.fixture(scope="module")
 def servers(database_url: str) -> Iterator[tuple[harness.LiveServer, harness.LiveServer]]:
-    main = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_MAILER_AUTOCONFIRM": "false", "GOTRUE_SITE_URL": SITE, "GOTRUE_URI_ALLOW_LIST": "https://*.example.org/**",
         "GOTRUE_PASSWORD_MIN_LENGTH": "10",
         "GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
-        "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "false"})
-    closed = harness.start_server(database_url, args=["--no-migrate"], extra_env={"GOTRUE_DISABLE_SIGNUP": "true"})
-    yield main, closed
-    closed.stop()
-    main.stop()
+        "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "false",
+    }) as main, auth_server(database_url, {"GOTRUE_DISABLE_SIGNUP": "true"}) as closed:
+        yield main, closed
 
 
 def aged_session(server: harness.LiveServer) -> tuple[str, str]:
     """A confirmed user and the refresh token of a session signed in 25 hours ago."""
     email, password = new_email("js-aged"), "Strong-pass-42"
-    admin = {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
-    created = httpx.post(f"{server.url}/auth/v1/admin/users", headers=admin,
+    created = httpx.post(f"{server.url}/auth/v1/admin/users", headers=admin_headers_of(server),
                          json={"email": email, "password": password, "email_confirm": True})
     assert created.status_code == 200, created.text
     session = httpx.post(f"{server.url}/auth/v1/token?grant_type=password", headers={"apikey": server.anon_key},
@@ -49,13 +43,10 @@ def aged_session(server: harness.LiveServer) -> tuple[str, str]:
     return email, session["refresh_token"]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@needs_node
 def test_supabase_js_against_the_settings(servers: tuple[harness.LiveServer, harness.LiveServer]) -> None:
     main, closed = servers
     email, refresh_token = aged_session(main)
-    env = dict(main.env, SUPABASE_URL=main.url, SUPABASE_ANON_KEY=main.anon_key, SUPABASE_SERVICE_KEY=main.service_key,
-               SITE_URL=SITE, CLOSED_URL=closed.url, AGED_EMAIL=email, AGED_REFRESH_TOKEN=refresh_token)
-    result = subprocess.run(["node", "--experimental-websocket", "--test", "auth-settings.suite.mjs"], cwd=str(JS),
-                            env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-    assert "# pass 7" in result.stdout and "# skipped 0" in result.stdout
+    counts = run_node_suite("auth-settings.suite.mjs", main, SITE_URL=SITE, CLOSED_URL=closed.url, AGED_EMAIL=email,
+                            AGED_REFRESH_TOKEN=refresh_token)
+    assert counts["pass"] == 7 and counts["skipped"] == 0

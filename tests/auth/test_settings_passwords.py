@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, bearer, new_email
+from tests.auth.conftest import NEW_API, admin_headers_of, auth_api, auth_server, bearer, new_email
 
 STRONG = "Strong-pass-42"
 MESSAGE = ("Password should be at least 10 characters. Password should contain at least one character of each:"
@@ -20,22 +20,22 @@ MESSAGE = ("Password should be at least 10 characters. Password should contain a
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_PASSWORD_MIN_LENGTH": "10",
-        "GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789"})
-    yield server
-    server.stop()
+        "GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789",
+    }) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key}, timeout=30) as client:
+    with auth_api(server) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 def admin(server: harness.LiveServer) -> dict[str, str]:
-    return {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key, **NEW_API}
+    return {**admin_headers_of(server), **NEW_API}
 
 
 def test_sign_up_names_every_rule_broken(api: httpx.Client) -> None:

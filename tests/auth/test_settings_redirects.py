@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests import harness
-from tests.auth.conftest import NEW_API, new_email
+from tests.auth.conftest import admin_headers_of, auth_api, auth_server, new_email
 
 SITE = "https://app.example.com"
 ALLOW = "https://*.example.org/**,myapp://**,http://localhost:3000/auth/*"
@@ -18,22 +18,21 @@ ALLOW = "https://*.example.org/**,myapp://**,http://localhost:3000/auth/*"
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "GOTRUE_SITE_URL": SITE, "GOTRUE_URI_ALLOW_LIST": ALLOW, "GOTRUE_MAILER_AUTOCONFIRM": "false"})
-    yield server
-    server.stop()
+    with auth_server(database_url, {
+        "GOTRUE_SITE_URL": SITE, "GOTRUE_URI_ALLOW_LIST": ALLOW, "GOTRUE_MAILER_AUTOCONFIRM": "false",
+    }) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def api(server: harness.LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
-                      timeout=30) as client:
+    with auth_api(server, new_api=True) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 def admin(server: harness.LiveServer) -> dict[str, str]:
-    return {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
+    return admin_headers_of(server)
 
 
 @pytest.mark.parametrize(("requested", "kept"), [

@@ -8,32 +8,22 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests import harness
-from tests.auth.conftest import NEW_API, new_email
-
-
-def start(database_url: str, env: dict[str, str]) -> tuple[harness.LiveServer, httpx.Client]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env=env)
-    return server, httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key, **NEW_API},
-                                timeout=30)
+from tests.auth.conftest import admin_headers_of, auth_api, auth_server, new_email
 
 
 @pytest.fixture(scope="module")
 def closed(database_url: str) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
     """Sign-ups off; anonymous sign-ins enabled (they are refused all the same)."""
-    server, client = start(database_url, {"GOTRUE_DISABLE_SIGNUP": "true"})
-    yield client, {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
-    client.close()
-    server.stop()
+    with auth_server(database_url, {"GOTRUE_DISABLE_SIGNUP": "true"}) as server, auth_api(server, new_api=True) as client:
+        yield client, admin_headers_of(server)
 
 
 @pytest.fixture(scope="module")
 def no_email(database_url: str) -> Iterator[tuple[httpx.Client, dict[str, str]]]:
-    server, client = start(database_url, {"GOTRUE_EXTERNAL_EMAIL_ENABLED": "false",
-                                          "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "false"})
-    yield client, {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
-    client.close()
-    server.stop()
+    with auth_server(database_url, {"GOTRUE_EXTERNAL_EMAIL_ENABLED": "false",
+                                    "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "false"}) as server, \
+            auth_api(server, new_api=True) as client:
+        yield client, admin_headers_of(server)
 
 
 def error(response: httpx.Response) -> tuple[int, str, str]:

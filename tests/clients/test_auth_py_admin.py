@@ -13,6 +13,7 @@ from supabase_auth.errors import AuthApiError
 from supabase_auth.types import PageParams
 
 from tests import harness
+from tests.auth.conftest import auth_server
 
 
 def email() -> str:
@@ -67,9 +68,8 @@ def test_invite_needs_the_service_role(live_server: harness.LiveServer) -> None:
 
 @pytest.fixture(scope="module")
 def oauth_server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={"GOTRUE_OAUTH_SERVER_ENABLED": "true"})
-    yield server
-    server.stop()
+    with auth_server(database_url, {"GOTRUE_OAUTH_SERVER_ENABLED": "true"}) as server:
+        yield server
 
 
 def test_admin_oauth_clients(oauth_server: harness.LiveServer) -> None:

@@ -18,6 +18,7 @@ from supabase_auth.errors import AuthApiError
 
 from tests import harness
 from tests.auth import oidc_provider
+from tests.auth.conftest import auth_server
 
 SITE = "http://localhost:3000"
 
@@ -30,10 +31,10 @@ def provider() -> Iterator[oidc_provider.RunningProvider]:
 
 @pytest.fixture(scope="module")
 def server(database_url: str, provider: oidc_provider.RunningProvider) -> Iterator[harness.LiveServer]:
-    live = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        **provider.server_env("keycloak"), "GOTRUE_SITE_URL": SITE, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED": "true"})
-    yield live
-    live.stop()
+    with auth_server(database_url, {
+        **provider.server_env("keycloak"), "GOTRUE_SITE_URL": SITE, "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED": "true",
+    }) as live:
+        yield live
 
 
 def email() -> str:

@@ -9,11 +9,11 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from supabase import create_client
 
 from tests import harness
+from tests.auth.conftest import auth_api, auth_server
 from tests.auth.soft_authenticator import SoftAuthenticator
 
 ORIGIN = "http://localhost:3000"
@@ -22,16 +22,12 @@ PASSWORD = "py-webauthn-pass"
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_PASSKEY_ENABLED": "true", "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED": "true",
         "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED": "true", "GOTRUE_WEBAUTHN_RP_ID": "localhost",
-        "GOTRUE_WEBAUTHN_RP_ORIGINS": ORIGIN})
-    yield server
-    server.stop()
-
-
-def raw_api(server: harness.LiveServer) -> httpx.Client:
-    return httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": server.anon_key}, timeout=30)
+        "GOTRUE_WEBAUTHN_RP_ORIGINS": ORIGIN,
+    }) as server:
+        yield server
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -44,7 +40,7 @@ def test_passkey_session(server: harness.LiveServer) -> None:
     signed_up = supabase.auth.sign_up({"email": address, "password": PASSWORD})
     assert signed_up.session is not None
     device = SoftAuthenticator(ORIGIN)
-    with raw_api(server) as api:
+    with auth_api(server) as api:
         headers = bearer(signed_up.session.access_token)
         options = api.post("/passkeys/registration/options", headers=headers, json={}).json()
         created = api.post("/passkeys/registration/verify", headers=headers, json={
@@ -72,7 +68,7 @@ def test_webauthn_factor(server: harness.LiveServer) -> None:
     assert user is not None
     token = supabase.auth.get_session().access_token
     device = SoftAuthenticator(ORIGIN)
-    with raw_api(server) as api:
+    with auth_api(server) as api:
         factor = api.post("/factors", headers=bearer(token), json={"factor_type": "webauthn", "friendly_name": "key"}).json()
         challenge = api.post(f"/factors/{factor['id']}/challenge", headers=bearer(token), json={}).json()
         credential = device.create(challenge["webauthn"]["credential_options"]["publicKey"])

@@ -12,16 +12,17 @@ from supabase import create_client
 from supabase_auth.errors import AuthApiError
 
 from tests import harness
+from tests.auth.conftest import auth_server
 
 TEST_PHONE, TEST_OTP = "15555550188", "737373"
 
 
 @pytest.fixture(scope="module")
 def phone_server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
-        "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_TEST_OTP": f"{TEST_PHONE}:{TEST_OTP}"})
-    yield server
-    server.stop()
+    with auth_server(database_url, {
+        "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_TEST_OTP": f"{TEST_PHONE}:{TEST_OTP}",
+    }) as server:
+        yield server
 
 
 def phone() -> str:

@@ -13,18 +13,19 @@ from supabase import create_client
 from supabase_auth.errors import AuthApiError, AuthWeakPasswordError
 
 from tests import harness
+from tests.auth.conftest import auth_server
 
 STRONG = "Strong-pass-42"
 
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[harness.LiveServer]:
-    server = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+    with auth_server(database_url, {
         "GOTRUE_MAILER_AUTOCONFIRM": "false", "GOTRUE_PASSWORD_MIN_LENGTH": "10",
         "GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789",
-        "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true"})
-    yield server
-    server.stop()
+        "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
+    }) as server:
+        yield server
 
 
 def address() -> str:

@@ -3,20 +3,12 @@
 // WebAuthn factors enabled (GOTRUE_MFA_WEB_AUTHN_*) and the relying party below.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { client, uniqueEmail } from './support.mjs';
+import { browserClient, claims, uniqueEmail } from './support.mjs';
 import { SoftAuthenticator, installAuthenticator } from './soft-authenticator.mjs';
 
 const ORIGIN = process.env.WEBAUTHN_ORIGIN ?? 'http://localhost:3000';
 const PASSWORD = 'webauthn-mfa-pass';
 const device = installAuthenticator(new SoftAuthenticator({ origin: ORIGIN }));
-
-function browserClient() {
-  return client(undefined, { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } });
-}
-
-function claims(session) {
-  return JSON.parse(Buffer.from(session.access_token.split('.')[1], 'base64url').toString());
-}
 
 async function enrolledUser(prefix) {
   const supabase = browserClient();

@@ -3,19 +3,11 @@
 // passkeys enabled (GOTRUE_PASSKEY_ENABLED) and the relying party below.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { client, serviceClient, uniqueEmail } from './support.mjs';
+import { browserClient, claims, serviceClient, uniqueEmail } from './support.mjs';
 import { SoftAuthenticator, installAuthenticator } from './soft-authenticator.mjs';
 
 const ORIGIN = process.env.WEBAUTHN_ORIGIN ?? 'http://localhost:3000';
 const device = installAuthenticator(new SoftAuthenticator({ origin: ORIGIN }));
-
-function browserClient() {
-  return client(undefined, { auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } });
-}
-
-function claims(session) {
-  return JSON.parse(Buffer.from(session.access_token.split('.')[1], 'base64url').toString());
-}
 
 async function signedUp(prefix) {
   const supabase = browserClient();

@@ -2,7 +2,7 @@
 // tests/auth/test_phone_js.py against its own server, whose test number is TEST_PHONE/TEST_OTP.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { env, client, uniqueEmail } from './support.mjs';
+import { env, client, latestMessage, uniqueEmail } from './support.mjs';
 
 const PASSWORD = 'phone-password';
 const TEST_PHONE = process.env.TEST_PHONE;
@@ -10,14 +10,6 @@ const TEST_OTP = process.env.TEST_OTP;
 
 function uniquePhone() {
   return `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-}
-
-async function latestSms(phone) {
-  const response = await fetch(`${env.url}/inbox/api/v1/messages?phone=${encodeURIComponent(phone)}`);
-  assert.equal(response.status, 200);
-  const { messages } = await response.json();
-  assert.ok(messages.length > 0, `no SMS to ${phone}`);
-  return messages[0];
 }
 
 test('signUp with a phone, verifyOtp type sms, then signInWithPassword({phone})', async () => {
@@ -33,7 +25,7 @@ test('signUp with a phone, verifyOtp type sms, then signInWithPassword({phone})'
   assert.equal(early.error.status, 400);
   assert.equal(early.error.code, 'phone_not_confirmed');
 
-  const sms = await latestSms(phone);
+  const sms = await latestMessage({ phone });
   assert.match(sms.Text, /^Your code is \d{6}$/);
   const wrong = await supabase.auth.verifyOtp({ phone, token: sms.OTP === '000000' ? '111111' : '000000', type: 'sms' });
   assert.equal(wrong.error.status, 403);
@@ -60,10 +52,10 @@ test('signInWithOtp({phone}) and resend, then verifyOtp', async () => {
   assert.equal(none.error.code, 'otp_disabled');
   const sent = await supabase.auth.signInWithOtp({ phone });
   assert.equal(sent.error, null);
-  const first = await latestSms(phone);
+  const first = await latestMessage({ phone });
   const resent = await supabase.auth.resend({ type: 'sms', phone });
   assert.equal(resent.error, null);
-  const second = await latestSms(phone);
+  const second = await latestMessage({ phone });
   assert.notEqual(second.ID, first.ID);
   const { data, error } = await supabase.auth.verifyOtp({ phone, token: second.OTP, type: 'sms' });
   assert.equal(error, null);
@@ -102,7 +94,7 @@ test('updateUser({phone}) then verifyOtp type phone_change', async () => {
   assert.equal(data.user.new_phone, phone.slice(1));
   const resent = await supabase.auth.resend({ type: 'phone_change', phone: undefined, email });
   assert.equal(resent.error, null);
-  const sms = await latestSms(phone);
+  const sms = await latestMessage({ phone });
   const verified = await supabase.auth.verifyOtp({ phone, token: sms.OTP, type: 'phone_change' });
   assert.equal(verified.error, null);
   assert.equal(verified.data.user.phone, phone.slice(1));

@@ -4,19 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '@supabase/supabase-js';
-import { env, uniqueEmail } from './support.mjs';
+import { env, latestMessage, uniqueEmail } from './support.mjs';
 
 const SITE = process.env.SITE_URL;
 
 function pkceClient() {
   return createClient(env.url, env.anonKey, { auth: { flowType: 'pkce', persistSession: false, autoRefreshToken: false } });
-}
-
-async function lastMail(email) {
-  const response = await fetch(`${env.url}/inbox/api/v1/messages?email=${encodeURIComponent(email)}`);
-  const { messages } = await response.json();
-  assert.ok(messages.length > 0, `no mail for ${email}`);
-  return messages[0];
 }
 
 async function codeFromLink(link) {
@@ -27,13 +20,20 @@ async function codeFromLink(link) {
   return location.searchParams.get('code');
 }
 
+/** A user signed up with `email` whose confirmation link was followed. */
+async function confirmedUser(email) {
+  const first = pkceClient();
+  await first.auth.signUp({ email, password: 'pkce-password-1' });
+  await first.auth.exchangeCodeForSession(await codeFromLink((await latestMessage({ email })).Link));
+}
+
 test('signUp confirmation link, then exchangeCodeForSession', async () => {
   const supabase = pkceClient();
   const email = uniqueEmail('js-pkce-signup');
   const { data, error } = await supabase.auth.signUp({ email, password: 'pkce-password-1', options: { emailRedirectTo: `${SITE}/welcome` } });
   assert.equal(error, null);
   assert.equal(data.session, null);
-  const { Link } = await lastMail(email);
+  const { Link } = await latestMessage({ email });
   assert.match(Link, /token=pkce_/);
   const code = await codeFromLink(Link);
   const exchanged = await supabase.auth.exchangeCodeForSession(code);
@@ -48,15 +48,13 @@ test('signUp confirmation link, then exchangeCodeForSession', async () => {
 
 test('resetPasswordForEmail, exchangeCodeForSession (PASSWORD_RECOVERY), updateUser', async () => {
   const email = uniqueEmail('js-pkce-recover');
-  const first = pkceClient();
-  await first.auth.signUp({ email, password: 'pkce-password-1' });
-  await first.auth.exchangeCodeForSession(await codeFromLink((await lastMail(email)).Link));
+  await confirmedUser(email);
   const supabase = pkceClient();
   const events = [];
   supabase.auth.onAuthStateChange((event) => events.push(event));
   const { error } = await supabase.auth.resetPasswordForEmail(email, { redirectTo: `${SITE}/reset` });
   assert.equal(error, null);
-  const code = await codeFromLink((await lastMail(email)).Link);
+  const code = await codeFromLink((await latestMessage({ email })).Link);
   const exchanged = await supabase.auth.exchangeCodeForSession(code);
   assert.equal(exchanged.error, null);
   assert.equal(exchanged.data.redirectType, 'recovery');
@@ -69,13 +67,11 @@ test('resetPasswordForEmail, exchangeCodeForSession (PASSWORD_RECOVERY), updateU
 
 test('signInWithOtp magic link for an existing user', async () => {
   const email = uniqueEmail('js-pkce-otp');
-  const first = pkceClient();
-  await first.auth.signUp({ email, password: 'pkce-password-1' });
-  await first.auth.exchangeCodeForSession(await codeFromLink((await lastMail(email)).Link));
+  await confirmedUser(email);
   const supabase = pkceClient();
   const { error } = await supabase.auth.signInWithOtp({ email, options: { emailRedirectTo: `${SITE}/magic` } });
   assert.equal(error, null);
-  const mail = await lastMail(email);
+  const mail = await latestMessage({ email });
   assert.equal(mail.Kind, 'magiclink');
   const exchanged = await supabase.auth.exchangeCodeForSession(await codeFromLink(mail.Link));
   assert.equal(exchanged.error, null);

@@ -5,17 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '@supabase/supabase-js';
-import { env, client, uniqueEmail } from './support.mjs';
+import { env, client, latestMessage, uniqueEmail } from './support.mjs';
 
 const STRONG = 'Strong-pass-42';
-
-async function latestMail(email) {
-  const response = await fetch(`${env.url}/inbox/api/v1/messages?email=${encodeURIComponent(email)}`);
-  assert.equal(response.status, 200);
-  const { messages } = await response.json();
-  assert.ok(messages.length > 0, `no mail for ${email}`);
-  return messages[0];
-}
 
 test('weak passwords: AuthWeakPasswordError with GoTrue reasons', async () => {
   const { data, error } = await client().auth.signUp({ email: uniqueEmail('js-weak'), password: 'short' });
@@ -36,7 +28,7 @@ test('confirmation by mail: no session, email_not_confirmed, then verifyOtp with
   assert.ok(data.user.confirmation_sent_at);
   const early = await supabase.auth.signInWithPassword({ email, password: STRONG });
   assert.equal(early.error.code, 'email_not_confirmed');
-  const mail = await latestMail(email);
+  const mail = await latestMessage({ email });
   assert.equal(mail.Subject, 'Confirm Your Signup');
   const verified = await supabase.auth.verifyOtp({ email, token: mail.OTP, type: 'signup' });
   assert.equal(verified.error, null);
@@ -50,7 +42,7 @@ test('confirmation by the mailed link: GET /verify redirects with the session', 
   const email = uniqueEmail('js-link');
   const { error } = await client().auth.signUp({ email, password: STRONG, options: { emailRedirectTo: 'https://app.example.org/welcome' } });
   assert.equal(error, null);
-  const mail = await latestMail(email);
+  const mail = await latestMessage({ email });
   const response = await fetch(mail.Link, { redirect: 'manual' });
   assert.equal(response.status, 303);
   const [target, fragment] = response.headers.get('location').split('#');
@@ -67,7 +59,7 @@ test('confirmation by the mailed link: GET /verify redirects with the session', 
 test('redirectTo outside the allow list falls back to the site URL', async () => {
   const email = uniqueEmail('js-redirect');
   await client().auth.signUp({ email, password: STRONG, options: { emailRedirectTo: 'https://evil.example.com/' } });
-  const link = new URL((await latestMail(email)).Link);
+  const link = new URL((await latestMessage({ email })).Link);
   assert.equal(link.searchParams.get('redirect_to'), process.env.SITE_URL);
 });
 
@@ -87,7 +79,7 @@ test('secure password change: reauthenticate(), then updateUser({ password, nonc
   assert.equal(needed.error.code, 'reauthentication_needed');
   const sent = await supabase.auth.reauthenticate();
   assert.equal(sent.error, null);
-  const mail = await latestMail(process.env.AGED_EMAIL);
+  const mail = await latestMessage({ email: process.env.AGED_EMAIL });
   assert.equal(mail.Subject, 'Confirm reauthentication');
   const wrong = await supabase.auth.updateUser({ password: 'Second-pass-42', nonce: mail.OTP === '000000' ? '111111' : '000000' });
   assert.equal(wrong.error.code, 'reauthentication_not_valid');

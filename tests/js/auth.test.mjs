@@ -1,17 +1,9 @@
 // supabase.auth, unmodified, against /auth/v1: the flows the site uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { env, client, serviceClient, uniqueEmail } from './support.mjs';
+import { env, client, latestMessage, serviceClient, uniqueEmail } from './support.mjs';
 
 const PASSWORD = 'first-password';
-
-async function latestCode(email) {
-  const response = await fetch(`${env.url}/inbox/api/v1/messages?email=${encodeURIComponent(email)}`);
-  assert.equal(response.status, 200);
-  const { messages } = await response.json();
-  assert.ok(messages.length > 0, `no mail for ${email}`);
-  return messages[0];
-}
 
 test('signUp with options.data, then getUser and getSession', async () => {
   const supabase = client();
@@ -88,7 +80,7 @@ test('resetPasswordForEmail, then verifyOtp with the code from the inbox', async
   supabase.auth.onAuthStateChange((event) => events.push(event));
   const { error } = await supabase.auth.resetPasswordForEmail(email);
   assert.equal(error, null);
-  const mail = await latestCode(email);
+  const mail = await latestMessage({ email });
   assert.equal(mail.Kind, 'recovery');
   assert.match(mail.OTP, /^\d{6}$/);
   assert.ok(mail.Text.includes(mail.OTP));
@@ -110,7 +102,7 @@ test('signInWithOtp mails a code that signs in', async () => {
   const supabase = client();
   assert.equal((await supabase.auth.signInWithOtp({ email, options: { shouldCreateUser: false } })).error.code, 'otp_disabled');
   assert.equal((await supabase.auth.signInWithOtp({ email })).error, null);
-  const mail = await latestCode(email);
+  const mail = await latestMessage({ email });
   const { data, error } = await supabase.auth.verifyOtp({ email, token: mail.OTP, type: 'email' });
   assert.equal(error, null);
   assert.equal(data.session.user.email, email);
