@@ -510,36 +510,31 @@ def _quoted_at(text: str, i: int) -> tuple[str, int] | None:
     return (_ESCAPED.sub(r"\1", inner) if "\\" in inner else inner), m.end()
 
 
-def _name_at(text: str, i: int) -> tuple[str, int] | None:
-    """pFieldName: a quoted name, or identifiers joined by `-` (not `->`)."""
+def _dashed_at(text: str, i: int, piece: re.Pattern[str], clean: Callable[[str], str | None]) -> tuple[str, int] | None:
+    """A quoted name, or runs of `piece` (each passed through `clean`, None refusing it) joined
+    by `-` but not `->`: the shape of pFieldName and of pJsonPath's keys."""
     if text.startswith('"', i):
         return _quoted_at(text, i)
     pieces = []
     while True:
-        m = _IDENTIFIER.match(text, i)
-        piece = None if m is None else _identifier_text(m[0])
-        if m is None or piece is None:
+        m = piece.match(text, i)
+        cleaned = None if m is None else clean(m[0])
+        if m is None or cleaned is None:
             return None
-        pieces.append(piece)
-        i = m.end()
-        if not text.startswith("-", i) or text.startswith("->", i):
-            return (pieces[0] if len(pieces) == 1 else "-".join(pieces)), i
-        i += 1
-
-
-def _json_key_at(text: str, i: int) -> tuple[str, int] | None:
-    if text.startswith('"', i):
-        return _quoted_at(text, i)
-    pieces = []
-    while True:
-        m = _JSON_KEY.match(text, i)
-        if m is None:
-            return None
-        pieces.append(P.hs_strip(m[0]))
+        pieces.append(cleaned)
         i = m.end()
         if not text.startswith("-", i) or text.startswith("->", i):
             return "-".join(pieces), i
         i += 1
+
+
+def _name_at(text: str, i: int) -> tuple[str, int] | None:
+    """pFieldName: a quoted name, or identifiers joined by `-` (not `->`)."""
+    return _dashed_at(text, i, _IDENTIFIER, _identifier_text)
+
+
+def _json_key_at(text: str, i: int) -> tuple[str, int] | None:
+    return _dashed_at(text, i, _JSON_KEY, P.hs_strip)
 
 
 def _json_path_at(text: str, i: int) -> tuple[tuple[JsonOp, ...], int] | None:
