@@ -2,14 +2,13 @@
 -- a user's factors (TOTP, phone, WebAuthn) and the challenges issued against them.
 
 do $$ begin
-  if not exists (select from pg_type t join pg_namespace n on n.oid = t.typnamespace
-                 where n.nspname = 'auth' and t.typname = 'factor_type') then
-    create type auth.factor_type as enum ('totp', 'webauthn', 'phone');
-  end if;
-  if not exists (select from pg_type t join pg_namespace n on n.oid = t.typnamespace
-                 where n.nspname = 'auth' and t.typname = 'factor_status') then
-    create type auth.factor_status as enum ('unverified', 'verified');
-  end if;
+  create type auth.factor_type as enum ('totp', 'webauthn', 'phone');
+exception when duplicate_object then null;
+end $$;
+
+do $$ begin
+  create type auth.factor_status as enum ('unverified', 'verified');
+exception when duplicate_object then null;
 end $$;
 
 create table if not exists auth.mfa_factors (

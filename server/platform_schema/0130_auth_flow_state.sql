@@ -3,10 +3,8 @@
 -- code_challenge. The row's id is the OAuth `state`; `auth_code` (PKCE only) is what the
 -- redirect carries and POST /token?grant_type=pkce exchanges once, with the code verifier.
 do $$ begin
-  if not exists (select from pg_type t join pg_namespace n on n.oid = t.typnamespace
-                 where n.nspname = 'auth' and t.typname = 'code_challenge_method') then
-    create type auth.code_challenge_method as enum ('s256', 'plain');
-  end if;
+  create type auth.code_challenge_method as enum ('s256', 'plain');
+exception when duplicate_object then null;
 end $$;
 
 create table if not exists auth.flow_state (
