@@ -10,7 +10,8 @@ per-5-minute ones hold at most 30 requests (GoTrue's fixed burst) and refill at 
 minutes; here a setting under 30 also caps the bucket, so that a setting means what its name
 says (GoTrue would still let 30 through at once). Anonymous sign-ins hold N, refilled at N
 per hour. Mails and SMS are counted for the whole server in fixed hourly windows (GoTrue's
-IntervalLimiter): `email_sent`, `sms_sent`.
+IntervalLimiter): `email_sent`, `sms_sent`; and each user gets one mail of a kind a minute
+(GoTrue's SMTP.MaxFrequency, read from the user's `*_sent_at` column: check_mail_frequency).
 
 GoTrue counts password sign-ins per IP only, so an attacker rotating addresses guesses any
 account's password at will; here sign-ins are also counted per e-mail address, whatever the
@@ -29,7 +30,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from psycopg import AsyncConnection, sql
 from starlette.requests import Request
 
 from server.auth import error_codes as codes
@@ -53,6 +56,7 @@ ACCOUNT_BUCKET = "password_failures"
 SIGN_IN_SIGN_UPS = ("signup", "otp", "magiclink", "recover", "resend", "user")
 GOTRUE_BURST = 30  # apilimiter's SetBurst(30) of the per-5-minute limiters
 FIVE_MINUTES, HOUR = 300, 3600
+MAIL_INTERVAL_SECONDS = 60  # GoTrue's SMTP.MaxFrequency default: one mail of each kind a minute per user
 
 
 def per_five_minutes(count: int) -> Limit:
@@ -204,6 +208,20 @@ class RateLimiter:
     def check_email(self) -> None:
         if not self.hit("email_sent", "*"):
             raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT, "email rate limit exceeded")
+
+    async def check_mail_frequency(self, conn: AsyncConnection, user_id: Any, sent_at_column: str) -> None:
+        """A mail about to be sent to a user: GoTrue's per-user frequency (one a minute for each
+        kind, from the `sent_at_column` of auth.users), then the whole server's email_sent count."""
+        if not self.enabled:
+            return
+        cur = await conn.execute(
+            sql.SQL("select ceil(extract(epoch from {} + make_interval(secs => %s) - now())) from auth.users"
+                    " where id = %s").format(sql.Identifier(sent_at_column)), [MAIL_INTERVAL_SECONDS, user_id])
+        row = await cur.fetchone()
+        if row and row[0] is not None and row[0] > 0:
+            raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT,
+                                    f"For security purposes, you can only request this after {int(row[0])} seconds.")
+        self.check_email()
 
     def check_sms(self) -> None:
         """Count one SMS about to be sent (the whole server's sms_sent bucket, per hour)."""

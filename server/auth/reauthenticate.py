@@ -12,24 +12,23 @@ from __future__ import annotations
 
 import hmac
 from datetime import timedelta
-from typing import Any
 
 from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import mail, sms
+from server.auth import mail
+from server.auth import phone as phone_auth
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
-from server.auth.errors import bad_request, too_many_requests, unprocessable
+from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response
 from server.auth.service import AuthService, RouteSpec
-from server.auth.user_store import UserRow
+from server.auth.user_store import UserRow, save_one_time_token
 
 INVALID_NONCE = "Nonce has expired or is invalid"
 RECENT_SIGN_IN = timedelta(hours=24)  # GoTrue: a session younger than this is proof enough
-MAX_FREQUENCY_SECONDS = 60  # GoTrue's SMTP.MaxFrequency / Sms.MaxFrequency defaults
 TOKEN_TYPE = "reauthentication_token"
 
 
@@ -48,43 +47,20 @@ async def reauthenticate(svc: AuthService, request: Request) -> Response:
             raise unprocessable(codes.EMAIL_NOT_CONFIRMED, "Please verify your email first.")
         if not email and user["phone_confirmed_at"] is None:
             raise unprocessable(codes.PHONE_NOT_CONFIRMED, "Please verify your phone first.")
-        if email:
-            mail.require_delivery(ctx, email)
-        await _check_frequency(svc, conn, user, codes.OVER_EMAIL_SEND_RATE_LIMIT if email
-                               else codes.OVER_SMS_SEND_RATE_LIMIT)
-        if email:
-            svc.limiter.check_email()
-            code = mail.new_otp()
-            await _store(conn, user, mail.token_hash(email, code), email)
-            await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="")
-        else:
-            code = await sms.send_otp(svc, conn, phone=phone, kind="reauthentication", user=user, request=request)
-            await _store(conn, user, mail.token_hash(phone, code), phone)
+        if not email:  # GoTrue's sendPhoneConfirmation with phoneReauthenticationOtp
+            await phone_auth.send_confirmation(svc, conn, request, user, phone, "reauthentication")
+            return
+        mail.require_delivery(ctx, email)
+        await svc.limiter.check_mail_frequency(conn, user["id"], "reauthentication_sent_at")
+        code = mail.new_otp()
+        hashed = mail.token_hash(email, code)
+        await conn.execute("update auth.users set reauthentication_token = %s, reauthentication_sent_at = now()"
+                           " where id = %s", [hashed, user["id"]])
+        await save_one_time_token(conn, user["id"], TOKEN_TYPE, hashed, email)
+        await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="")
 
     await in_transaction(ctx, work, "Error sending reauthentication code")
     return json_response(request, {})
-
-
-async def _check_frequency(svc: AuthService, conn: AsyncConnection, user: UserRow, code: str) -> None:
-    """One nonce a minute per user (GoTrue's validateSentWithinFrequencyLimit), with the other limits."""
-    if not svc.limiter.enabled:
-        return
-    cur = await conn.execute(
-        "select ceil(extract(epoch from reauthentication_sent_at + make_interval(secs => %s) - now()))"
-        " from auth.users where id = %s", [MAX_FREQUENCY_SECONDS, user["id"]])
-    row = await cur.fetchone()
-    if row and row[0] is not None and row[0] > 0:
-        raise too_many_requests(code, f"For security purposes, you can only request this after {int(row[0])} seconds.")
-
-
-async def _store(conn: AsyncConnection, user: UserRow, hashed: str, relates_to: str) -> None:
-    await conn.execute("update auth.users set reauthentication_token = %s, reauthentication_sent_at = now()"
-                       " where id = %s", [hashed, user["id"]])
-    await conn.execute(
-        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)"
-        " values (gen_random_uuid(), %s, %s, %s, %s) on conflict (user_id, token_type)"
-        " do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = now()",
-        [user["id"], TOKEN_TYPE, hashed, relates_to])
 
 
 async def check_password_change(svc: AuthService, conn: AsyncConnection, caller: Caller, nonce: str) -> None:
@@ -105,20 +81,17 @@ async def check_password_change(svc: AuthService, conn: AsyncConnection, caller:
 
 
 async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, nonce: str) -> None:
+    """The nonce was sent to the e-mail, or to the phone of a user without one, and lasts as
+    the codes sent there do."""
+    address = user["email"] or user["phone"]
+    expiry = mail.OTP_EXPIRY_SECONDS if user["email"] else svc.ctx.settings.sms_otp_exp
     cur = await conn.execute(
-        "select reauthentication_token, reauthentication_sent_at + make_interval(secs => %s) > now(),"
-        " reauthentication_sent_at + make_interval(secs => %s) > now()"
-        " from auth.users where id = %s for update",
-        [mail.OTP_EXPIRY_SECONDS, svc.ctx.settings.sms_otp_exp, user["id"]])
-    row: Any = await cur.fetchone()
-    stored, mail_live, sms_live = row if row is not None else ("", None, None)
-    if not stored or mail_live is None:
+        "select reauthentication_token, reauthentication_sent_at + make_interval(secs => %s) > now()"
+        " from auth.users where id = %s for update", [expiry, user["id"]])
+    stored, live = await cur.fetchone() or ("", None)
+    if not stored or live is None:
         raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE)
-    if user["email"]:
-        address, live = user["email"], mail_live
-    elif user["phone"]:
-        address, live = user["phone"], sms_live
-    else:
+    if not address:
         raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, "Reauthentication requires an email or a phone number")
     if not (hmac.compare_digest(mail.token_hash(address, nonce), stored) and live):
         raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE)

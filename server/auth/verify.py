@@ -13,13 +13,13 @@ from server.auth import error_codes as codes
 from server.auth import gates, invite, mail, metadata, pkce, sessions
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
+from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session
-from server.auth.signup import create_user, save_one_time_token, send_confirmation
+from server.auth.signup import send_confirmation
 from server.auth.user import apply_email_change
-from server.auth.user_store import UserRow, confirm_email, find_user, user_by_email, written_user
+from server.auth.user_store import UserRow, confirm_email, create_user, find_user, save_one_time_token, user_by_email, written_user
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
 # Which token column each verification type checks (email OTPs may be either kind).
@@ -30,22 +30,7 @@ _COLUMNS = {
 }
 _SENT_AT = {"confirmation_token": "confirmation_sent_at", "recovery_token": "recovery_sent_at",
             "email_change_token_new": "email_change_sent_at"}
-MAIL_INTERVAL_SECONDS = 60
 EXPIRED = "Token has expired or is invalid"
-
-
-async def _check_frequency(svc: AuthService, conn: AsyncConnection, user_id: Any, sent_at_column: str) -> None:
-    """GoTrue's per-user mail frequency (60 s), applied with the other rate limits."""
-    if not svc.limiter.enabled:
-        return
-    cur = await conn.execute(
-        sql.SQL("select ceil(extract(epoch from {} + make_interval(secs => %s) - now())) from auth.users where id = %s")
-        .format(sql.Identifier(sent_at_column)), [MAIL_INTERVAL_SECONDS, user_id])
-    row = await cur.fetchone()
-    if row and row[0] is not None and row[0] > 0:
-        raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT,
-                                f"For security purposes, you can only request this after {int(row[0])} seconds.")
-    svc.limiter.check_email()
 
 
 async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, kind: str, redirect_to: str,
@@ -54,7 +39,7 @@ async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, 
     email = user["email"]
     if not email:  # an anonymous or phone user: nowhere to send the link
         raise bad_request(codes.VALIDATION_FAILED, "User has no email address")
-    await _check_frequency(svc, conn, user["id"], "recovery_sent_at")
+    await svc.limiter.check_mail_frequency(conn, user["id"], "recovery_sent_at")
     otp = mail.new_otp()
     hashed = prefix + mail.token_hash(email, otp)
     await conn.execute("update auth.users set recovery_token = %s, recovery_sent_at = now() where id = %s",
@@ -114,7 +99,7 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
             user = await written_user(conn, user_id)
         expiry = svc.ctx.settings.flow_state_expiry
         if user["email_confirmed_at"] is None:
-            await _check_frequency(svc, conn, user["id"], "confirmation_sent_at")
+            await svc.limiter.check_mail_frequency(conn, user["id"], "confirmation_sent_at")
             prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
                                       provider_type="email")
             await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
@@ -149,14 +134,14 @@ async def resend(svc: AuthService, request: Request) -> Response:
         if kind == "signup":
             user = await user_by_email(conn, email, lock=True)
             if user is not None and user["email_confirmed_at"] is None:
-                await _check_frequency(svc, conn, user["id"], "confirmation_sent_at")
+                await svc.limiter.check_mail_frequency(conn, user["id"], "confirmation_sent_at")
                 prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
                                           provider_type="email/signup")
                 await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
             return
         user = await find_user(conn, sql.SQL("lower(u.email_change) = %s"), [email], lock=True)
         if user is not None:
-            await _check_frequency(svc, conn, user["id"], "email_change_sent_at")
+            await svc.limiter.check_mail_frequency(conn, user["id"], "email_change_sent_at")
             prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email_change",
                                       provider_type="email_change")
             code = mail.new_otp()
