@@ -124,6 +124,8 @@ async def resend(svc: AuthService, request: Request) -> Response:
         raise bad_request(codes.VALIDATION_FAILED, "Missing one of these types: signup, email_change, sms, phone_change")
     if kind in ("sms", "phone_change"):
         return await phone_auth.resend(svc, request, body, kind)
+    if body.text("email"):  # GoTrue's ResendConfirmationParams.Validate, before the address is read
+        gates.require_email_provider(svc.ctx.settings)
     email = validate_email(body.text("email"))
     challenge = pkce.challenge_from_body(body)
     mail.require_delivery(svc.ctx, email)

@@ -77,6 +77,9 @@ def test_email_provider_disabled(no_email: tuple[httpx.Client, dict[str, str]]) 
     assert error(api.post("/otp", json={"email": email})) == (422, "email_provider_disabled", "Email logins are disabled")
     assert error(api.post("/magiclink", json={"email": email}))[1] == "email_provider_disabled"
     assert error(api.post("/recover", json={"email": email})) == (400, "email_provider_disabled", "Email logins are disabled")
+    for kind in ("signup", "email_change"):  # GoTrue's ResendConfirmationParams.Validate
+        assert error(api.post("/resend", json={"type": kind, "email": email})) == (
+            400, "email_provider_disabled", "Email logins are disabled")
     assert api.get("/settings").json()["external"]["email"] is False
 
 
