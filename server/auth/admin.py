@@ -19,11 +19,21 @@ from server.auth import mail, metadata, passwords
 from server.auth.authn import require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, not_found, unprocessable
-from server.auth.http import Body, json_response, read_body
+from server.auth.http import Body, json_response, path_uuid, read_body
 from server.auth.service import AuthService, validate_email
-from server.auth.signup import create_user, save_one_time_token
 from server.auth.user import merge_metadata
-from server.auth.user_store import AUDIENCE, USER_SELECT, UserRow, confirm_email, user_by_email, user_by_id, user_json, written_user
+from server.auth.user_store import (
+    AUDIENCE,
+    USER_SELECT,
+    UserRow,
+    confirm_email,
+    create_user,
+    save_one_time_token,
+    user_by_email,
+    user_by_id,
+    user_json,
+    written_user,
+)
 from server.context import AppContext
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
@@ -41,13 +51,6 @@ def parse_ban_duration(value: str) -> timedelta | None:
     if not parts or "".join(n + u for n, u in parts) != value:
         raise bad_request(codes.VALIDATION_FAILED, f"invalid format for ban duration: time: invalid duration \"{value}\"")
     return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in parts))
-
-
-def _user_uuid(request: Request) -> uuid.UUID:
-    try:
-        return uuid.UUID(request.path_params["user_id"])
-    except ValueError:  # GoTrue's loadUser: a 404 with validation_failed
-        raise not_found(codes.VALIDATION_FAILED, "user_id must be an UUID") from None
 
 
 def _go_quote(text: str) -> str:
@@ -129,7 +132,7 @@ async def list_users(svc: AuthService, request: Request) -> Response:
 
 async def get_user(svc: AuthService, request: Request) -> Response:
     require_admin(svc.ctx, request)
-    user_id = _user_uuid(request)
+    user_id = path_uuid(request, "user_id")
     user = await in_transaction(svc.ctx, lambda conn: user_by_id(conn, user_id))
     if user is None:
         raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
@@ -183,7 +186,7 @@ async def _apply_admin_fields(conn: AsyncConnection, user_id: uuid.UUID, body: B
 
 async def update(svc: AuthService, request: Request) -> Response:
     require_admin(svc.ctx, request)
-    user_id = _user_uuid(request)
+    user_id = path_uuid(request, "user_id")
     body = await read_body(request)
     _check_metadata(body)
     email, password = body.text("email"), body.opt_text("password")
@@ -224,7 +227,7 @@ async def update(svc: AuthService, request: Request) -> Response:
 
 async def delete(svc: AuthService, request: Request) -> Response:
     require_admin(svc.ctx, request)
-    user_id = _user_uuid(request)
+    user_id = path_uuid(request, "user_id")
     body = await read_body(request, allow_empty=True)
     soft = body.flag("should_soft_delete")
 

@@ -19,11 +19,11 @@ from psycopg.types.json import Jsonb
 from starlette.requests import Request
 
 from server.auth import error_codes as codes
-from server.auth import mail
+from server.auth import gates, mail
 from server.auth.errors import bad_request, forbidden, internal, unprocessable
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
-from server.auth.user_store import AUDIENCE, INSTANCE_ID, ROLE, UserRow, written_user
+from server.auth.user_store import AUDIENCE, UserRow, confirm_email, create_user, written_user
 
 # GoTrue's provider.Claims, in its field order: the claim, and its Go type. structs.Map keeps a
 # field when it is not the zero value, except email_verified and phone_verified (always there).
@@ -146,31 +146,6 @@ async def merge_user_metadata(conn: AsyncConnection, user_id: uuid.UUID, data: d
                        " updated_at = now() where id = %s", [Jsonb(data), user_id])
 
 
-async def confirm(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """user.Confirm: the e-mail confirmed, email_verified in the metadata, pending codes void."""
-    await conn.execute(
-        "update auth.users set email_confirmed_at = now(), confirmation_token = '', updated_at = now(),"
-        " raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || '{\"email_verified\": true}'::jsonb"
-        " where id = %s", [user_id])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
-
-
-async def _insert_user(conn: AsyncConnection, email: str, provider: str, identity_data: dict[str, Any]) -> uuid.UUID:
-    """signupNewUser for an external identity: no password, the claims as user_metadata."""
-    user_id = uuid.uuid4()
-    try:
-        async with conn.transaction():  # a failing app trigger is reported, not half-applied
-            await conn.execute(
-                "insert into auth.users (instance_id, id, aud, role, email, encrypted_password, raw_app_meta_data,"
-                " raw_user_meta_data, is_super_admin, created_at, updated_at, is_anonymous)"
-                " values (%s, %s, %s, %s, %s, '', %s, %s, false, now(), now(), false)",
-                [INSTANCE_ID, user_id, AUDIENCE, ROLE, email or None,
-                 Jsonb({"provider": provider, "providers": [provider]}), Jsonb(identity_data)])
-    except psycopg.Error as exc:
-        raise internal("Database error saving new user") from exc
-    return user_id
-
-
 async def _remove_unconfirmed_identities(conn: AsyncConnection, user_id: uuid.UUID, identity_id: uuid.UUID,
                                          provider: str, identity_data: dict[str, Any]) -> None:
     """RemoveUnconfirmedIdentities: an unconfirmed user keeps only the identity signing in now,
@@ -238,9 +213,11 @@ async def sign_in(svc: AuthService, conn: AsyncConnection, request: Request, dat
     if decision.kind == "multiple":
         raise internal(MULTIPLE_ACCOUNTS)
     if decision.kind == "create":
-        if settings.disable_signup:
-            raise unprocessable(codes.SIGNUP_DISABLED, "Signups not allowed for this instance")
-        user_id = await _insert_user(conn, decision.candidate.email, provider, identity_data)
+        gates.require_signup(settings)
+        # signupNewUser: no password, the claims as user_metadata, the identity made below.
+        user_id = await create_user(conn, email=decision.candidate.email or None, password_hash=None,
+                                    user_meta=identity_data, app_meta={"provider": provider, "providers": [provider]},
+                                    email_identity=False)
         identity_id = await create_identity(conn, user_id, provider, identity_data)
     else:
         assert decision.user_id is not None
@@ -260,7 +237,7 @@ async def sign_in(svc: AuthService, conn: AsyncConnection, request: Request, dat
     if user["email_confirmed_at"] is None:
         await _remove_unconfirmed_identities(conn, user_id, identity_id, provider, identity_data)
         if decision.candidate.verified or settings.mailer_autoconfirm:
-            await confirm(conn, user_id)
+            await confirm_email(conn, user_id)
         else:
             sent = ""
             if decision.candidate.email:
@@ -297,7 +274,7 @@ async def link(svc: AuthService, conn: AsyncConnection, request: Request, target
                 await _send_confirmation(svc, conn, request, target_id, email)
             raise CommitThen(unprocessable(codes.EMAIL_NOT_CONFIRMED, f"Unverified email with {provider}."
                                            f" A confirmation email has been sent to your {provider} email"))
-        await confirm(conn, target_id)
+        await confirm_email(conn, target_id)
         await conn.execute("update auth.users set is_anonymous = false where id = %s", [target_id])
     await update_providers(conn, target_id)
     return await written_user(conn, target_id)

@@ -24,8 +24,7 @@ from server.auth.db import in_transaction
 from server.auth.errors import unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, RouteSpec, validate_email
-from server.auth.signup import create_user, save_one_time_token
-from server.auth.user_store import UserRow, user_by_email, user_json, written_user
+from server.auth.user_store import UserRow, create_user, save_one_time_token, user_by_email, user_json, written_user
 
 DUPLICATE_EMAIL = "A user with this email address has already been registered"
 

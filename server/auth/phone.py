@@ -8,9 +8,9 @@ GOTRUE_SMS_TEST_OTP also verifies with its fixed code, at any time (GoTrue's Get
 
 Entry points, called from the shared endpoint modules: signup (POST /signup {phone}), otp
 (POST /otp {phone}), verify_post (POST /verify type sms | phone_change), resend (POST /resend
-type sms | phone_change), password_grant (POST /token?grant_type=password {phone}),
-check_new_phone / change_phone (PUT /user {phone}), and send_confirmation for other features
-(reauthentication by SMS).
+type sms | phone_change), check_new_phone / change_phone (PUT /user {phone}), and
+send_confirmation for other features (reauthentication by SMS). The password grant with a
+number is server.auth.token's (format_phone).
 """
 
 from __future__ import annotations
@@ -18,25 +18,26 @@ from __future__ import annotations
 import hmac
 import re
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
-import psycopg
 from psycopg import AsyncConnection, sql
 from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import mail, metadata, passwords, sessions, sms
+from server.auth import gates, mail, metadata, passwords, sessions, sms
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request, forbidden, internal, too_many_requests, unprocessable
+from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
 from server.auth.http import Body, json_response
+from server.auth.identities import claims_map, create_identity, update_providers
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session
 from server.auth.user_store import (
     UserRow,
-    insert_user,
+    create_user,
+    sanitized_user,
+    save_one_time_token,
     user_by_email,
     user_by_phone,
     user_by_phone_change,
@@ -111,11 +112,7 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Re
                 " phone_change = case when %s then %s else phone_change end where id = %s").format(
             token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
         [hashed, otp_type == "phone_change", phone, user["id"]])
-    await conn.execute(
-        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)"
-        " values (gen_random_uuid(), %s, %s, %s, %s) on conflict (user_id, token_type)"
-        " do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = now()",
-        [user["id"], ott_type, hashed, phone])
+    await save_one_time_token(conn, user["id"], ott_type, hashed, phone)
     return "test-otp" if sms.test_otp(svc.ctx.settings, phone) is not None else ""
 
 
@@ -151,18 +148,10 @@ class _Registered(Exception):
 
 async def _create_user(conn: AsyncConnection, phone: str, password_hash: str | None, data: dict[str, Any]) -> uuid.UUID:
     """A phone user and its phone identity; the identity's claims are its user metadata too."""
-    try:
-        async with conn.transaction():  # savepoint: a failing app trigger is reported, not half-applied
-            user_id = await insert_user(conn, email=None, phone=phone, password_hash=password_hash, user_meta=data,
-                                        app_meta={"provider": PROVIDER, "providers": [PROVIDER]})
-    except psycopg.Error as exc:
-        raise internal("Database error saving new user") from exc
-    identity: dict[str, Any] = {"sub": str(user_id), "email_verified": False, "phone_verified": False}
-    for key, value in data.items():
-        identity.setdefault(key, value)
-    await conn.execute(
-        "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
-        " values (%s, %s, %s, %s, now(), now())", [str(user_id), user_id, Jsonb(identity), PROVIDER])
+    user_id = await create_user(conn, email=None, phone=phone, password_hash=password_hash, user_meta=data,
+                                app_meta={"provider": PROVIDER, "providers": [PROVIDER]})
+    identity = {**data, **claims_map({"sub": str(user_id)})}  # the claims win over the caller's data
+    await create_identity(conn, user_id, PROVIDER, identity)
     await conn.execute("update auth.users set raw_user_meta_data = %s where id = %s", [Jsonb(identity), user_id])
     return user_id
 
@@ -189,16 +178,10 @@ async def _register(svc: AuthService, conn: AsyncConnection, request: Request, p
     return await written_user(conn, user_id)
 
 
-def _check_signup_allowed(settings: Settings) -> None:
-    if settings.disable_signup:
-        raise unprocessable(codes.SIGNUP_DISABLED, "Signups not allowed for this instance")
-
-
 async def signup(svc: AuthService, request: Request, body: Body, phone: str, password: str,
                  data: dict[str, Any]) -> Response:
-    """POST /signup with a phone number (the password already checked by the caller)."""
+    """POST /signup with a phone number (sign-ups allowed and the password checked by the caller)."""
     settings = svc.ctx.settings
-    _check_signup_allowed(settings)
     check_channel(settings, body.text("channel"))
     if body.text("code_challenge"):
         raise bad_request(codes.VALIDATION_FAILED, "PKCE not supported for phone signups")
@@ -218,19 +201,7 @@ async def signup(svc: AuthService, request: Request, body: Body, phone: str, pas
     except _Registered as exists:
         if settings.mailer_autoconfirm or settings.sms_autoconfirm:
             raise unprocessable(codes.USER_ALREADY_EXISTS, "User already registered") from None
-        return json_response(request, _sanitized(exists.user, data))
-
-
-def _sanitized(user: UserRow, data: dict[str, Any]) -> dict[str, Any]:
-    """GoTrue's sanitizeUser: a repeated sign-up must not reveal that the number is taken."""
-    now = datetime.now(UTC)
-    fake: UserRow = {
-        **user, "id": uuid.uuid4(), "role": "", "email": "", "email_change": "", "created_at": now, "updated_at": now,
-        "confirmation_sent_at": now, "last_sign_in_at": None, "confirmed_at": None, "email_change_sent_at": None,
-        "email_confirmed_at": None, "phone_confirmed_at": None, "identities": [], "raw_user_meta_data": data,
-        "raw_app_meta_data": {"provider": PROVIDER, "providers": [PROVIDER]}, "banned_until": None,
-    }
-    return user_json(fake)
+        return json_response(request, sanitized_user(exists.user, data, PROVIDER))
 
 
 # POST /otp {phone}.
@@ -255,7 +226,7 @@ async def otp(svc: AuthService, request: Request, body: Body, *, create_default:
     async def work(conn: AsyncConnection) -> dict[str, str]:
         user = await user_by_phone(conn, phone, lock=True)
         if user is None or user["phone_confirmed_at"] is None:
-            _check_signup_allowed(settings)
+            gates.require_signup(settings)
             user = await _register(svc, conn, request, phone, None, data)
             if not settings.sms_autoconfirm:
                 return {}  # GoTrue answers the sign-up's code with an empty object
@@ -334,14 +305,12 @@ async def apply_phone_change(conn: AsyncConnection, user: UserRow, phone: str) -
     """GoTrue's phone_change verification: the phone identity (created, or its number updated),
     then ConfirmPhoneChange (the new number, confirmed; pending codes spent)."""
     user_id = user["id"]
-    await conn.execute(
-        "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
-        " values (%s, %s, %s, %s, now(), now()) on conflict (provider_id, provider) do update"
-        " set identity_data = auth.identities.identity_data || jsonb_build_object('phone', %s::text, 'phone_verified', true),"
-        " updated_at = now()",
-        [str(user_id), user_id,
-         Jsonb({"sub": str(user_id), "phone": phone, "email_verified": False, "phone_verified": True}),
-         PROVIDER, phone])
+    updated = await conn.execute(
+        "update auth.identities set identity_data = identity_data || jsonb_build_object('phone', %s::text,"
+        " 'phone_verified', true), updated_at = now() where provider_id = %s and provider = %s",
+        [phone, str(user_id), PROVIDER])
+    if updated.rowcount == 0:
+        await create_identity(conn, user_id, PROVIDER, claims_map({"sub": str(user_id), "phone": phone, "phone_verified": True}))
     await conn.execute(
         "update auth.users set phone = %s, phone_change = '', phone_change_token = '', phone_confirmed_at = now(),"
         " updated_at = now() where id = %s", [phone, user_id])
@@ -349,16 +318,10 @@ async def apply_phone_change(conn: AsyncConnection, user: UserRow, phone: str) -
 
 
 async def _became_permanent(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """A verified number makes an anonymous user permanent; app_metadata.providers follows the
-    user's identities (GoTrue's UpdateAppMetaDataProviders)."""
-    await conn.execute(
-        "update auth.users u set is_anonymous = false, raw_app_meta_data = coalesce(u.raw_app_meta_data, '{}'::jsonb)"
-        " || jsonb_build_object('providers', p.providers)"
-        " || case when u.raw_app_meta_data ? 'provider' then '{}'::jsonb"
-        "    else jsonb_build_object('provider', p.providers->0) end"
-        " from (select coalesce(jsonb_agg(provider order by first), '[]') as providers from"
-        "   (select provider, min(created_at) as first from auth.identities where user_id = %(id)s group by provider) i) p"
-        " where u.id = %(id)s", {"id": user_id})
+    """A verified number makes an anonymous user permanent; app_metadata follows the user's
+    identities (GoTrue's UpdateAppMetaDataProviders)."""
+    await conn.execute("update auth.users set is_anonymous = false where id = %s", [user_id])
+    await update_providers(conn, user_id)
 
 
 # POST /resend {type: sms | phone_change}.
@@ -373,8 +336,7 @@ async def resend(svc: AuthService, request: Request, body: Body, kind: str) -> R
     if email and raw_phone:
         raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided.")
     if email:
-        if not settings.email_enabled:
-            raise bad_request(codes.EMAIL_PROVIDER_DISABLED, "Email logins are disabled")
+        gates.require_email_provider(settings)
         email = validate_email(email)
     elif raw_phone:
         if not settings.phone_enabled:
@@ -396,34 +358,6 @@ async def resend(svc: AuthService, request: Request, body: Body, kind: str) -> R
         return _message(await send_confirmation(svc, conn, request, user, user["phone_change"], "phone_change"))
 
     return json_response(request, await in_transaction(svc.ctx, work, "Unable to process request"))
-
-
-# POST /token?grant_type=password {phone, password}.
-
-async def password_grant(svc: AuthService, request: Request, phone: str, password: str) -> Response:
-    """GoTrue's password grant for a phone number (formatted, not validated, as GoTrue)."""
-    ctx = svc.ctx
-    if not ctx.settings.phone_enabled:
-        raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Phone logins are disabled")
-    phone = format_phone(phone)
-    # Counted per number too, as addresses are (server.auth.ratelimit): guessing from many IPs gains nothing.
-    svc.limiter.account_attempt(phone)
-    user = await in_transaction(ctx, lambda conn: user_by_phone(conn, phone))
-    if user is None or not user["encrypted_password"]:
-        raise bad_request(codes.INVALID_CREDENTIALS, "Invalid login credentials")
-    if user["is_banned"]:
-        raise bad_request(codes.USER_BANNED, "User is banned")
-    if not await passwords.verify_password(password, user["encrypted_password"]):
-        raise bad_request(codes.INVALID_CREDENTIALS, "Invalid login credentials")
-    svc.limiter.account_succeeded(phone)
-    if user["phone_confirmed_at"] is None:
-        raise bad_request(codes.PHONE_NOT_CONFIRMED, "Phone not confirmed")
-    session = await in_transaction(ctx, lambda conn: issue_session(ctx, conn, request, user, "password"),
-                                   "Database error granting user")
-    weak = passwords.strength_error(ctx.settings, password)
-    if weak is not None and weak.code == codes.WEAK_PASSWORD:
-        session["weak_password"] = {"message": weak.message, **weak.extra["weak_password"]}
-    return json_response(request, session)
 
 
 # PUT /user {phone}.

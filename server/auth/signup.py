@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC
 from typing import Any
 
-import psycopg
 from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
@@ -14,22 +12,19 @@ from server.auth import error_codes as codes
 from server.auth import gates, mail, metadata, passwords, pkce
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
-from server.auth.errors import bad_request, internal, unprocessable
+from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session
-from server.auth.user_store import UserRow, confirm_email, insert_user, user_by_email, user_json, written_user
-
-SAVE_ERROR = "Database error saving new user"
-
-
-async def create_user(conn: AsyncConnection, **fields: Any) -> Any:
-    """Insert a user; a failing app trigger becomes GoTrue's 500 and leaves no row."""
-    try:
-        async with conn.transaction():  # savepoint: the error is reported, not half-applied
-            return await insert_user(conn, **fields)
-    except psycopg.Error as exc:
-        raise internal(SAVE_ERROR) from exc
+from server.auth.user_store import (
+    confirm_email,
+    create_user,
+    sanitized_user,
+    save_one_time_token,
+    user_by_email,
+    user_json,
+    written_user,
+)
 
 
 async def signup(svc: AuthService, request: Request) -> Response:
@@ -65,7 +60,7 @@ async def signup(svc: AuthService, request: Request) -> Response:
     if existing is not None and existing["email_confirmed_at"] is not None:
         if autoconfirm:
             raise unprocessable(codes.USER_ALREADY_EXISTS, "User already registered")
-        return json_response(request, _obfuscated(existing, data))
+        return json_response(request, sanitized_user(existing, data, "email"))
     password_hash = None if existing else await passwords.hash_password(password)
     if not autoconfirm:
         svc.limiter.check_email()
@@ -95,30 +90,6 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, user_id: An
     await save_one_time_token(conn, user_id, "confirmation_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="signup", otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, "signup", redirect_to))
-
-
-async def save_one_time_token(conn: AsyncConnection, user_id: Any, token_type: str, hashed: str, relates_to: str) -> None:
-    await conn.execute(
-        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)"
-        " values (gen_random_uuid(), %s, %s, %s, %s) on conflict (user_id, token_type)"
-        " do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = now()",
-        [user_id, token_type, hashed, relates_to])
-
-
-def _obfuscated(existing: UserRow, data: dict[str, Any]) -> dict[str, Any]:
-    """GoTrue's sanitizeUser: a repeated sign-up must not reveal that the email is taken."""
-    import uuid
-    from datetime import datetime
-
-    now = datetime.now(UTC)
-    fake: UserRow = {
-        **existing, "id": uuid.uuid4(), "role": "", "email_change": "", "created_at": now, "updated_at": now,
-        "confirmation_sent_at": now, "last_sign_in_at": None, "confirmed_at": None, "email_change_sent_at": None,
-        "email_confirmed_at": None, "phone_confirmed_at": None, "identities": [], "raw_user_meta_data": data,
-        "raw_app_meta_data": {"provider": "email", "providers": ["email"]}, "phone": "", "recovery_sent_at": None,
-        "banned_until": None,
-    }
-    return user_json(fake)
 
 
 async def _anonymous(svc: AuthService, request: Request, data: dict[str, Any]) -> Response:

@@ -13,11 +13,11 @@ from server.auth import external as external_grants
 from server.auth import gates, passwords
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request
+from server.auth.errors import AuthError, bad_request, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session, refresh_grant
-from server.auth.user_store import user_by_email
+from server.auth.user_store import user_by_email, user_by_phone
 
 INVALID_LOGIN = "Invalid login credentials"
 
@@ -39,25 +39,30 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
     email, phone, password = body.text("email"), body.text("phone"), body.text("password")
     if email and phone:
         raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on login.")
-    if phone:
-        return await phone_auth.password_grant(svc, request, phone, password)
-    if not email:
-        raise bad_request(codes.VALIDATION_FAILED, "missing email or phone")
-    gates.require_email_login(svc.ctx.settings)
-    email = validate_email(email)
-    # Counted per address too (so guessing from many IPs gains nothing), before the check so
-    # that concurrent guesses count as well; a right password clears the count.
-    svc.limiter.account_attempt(email)
     ctx = svc.ctx
-    user = await in_transaction(ctx, lambda conn: user_by_email(conn, email))
+    if phone:
+        if not ctx.settings.phone_enabled:
+            raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Phone logins are disabled")
+        login = phone_auth.format_phone(phone)  # formatted, not validated, as GoTrue
+    elif email:
+        gates.require_email_login(ctx.settings)
+        login = validate_email(email)
+    else:
+        raise bad_request(codes.VALIDATION_FAILED, "missing email or phone")
+    # Counted per address or number too (so guessing from many IPs gains nothing), before the
+    # check so that concurrent guesses count as well; a right password clears the count.
+    svc.limiter.account_attempt(login)
+    user = await in_transaction(ctx, lambda conn: user_by_phone(conn, login) if phone else user_by_email(conn, login))
     if user is None or not user["encrypted_password"]:
         raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
     if user["is_banned"]:
         raise bad_request(codes.USER_BANNED, "User is banned")
     if not await passwords.verify_password(password, user["encrypted_password"]):
         raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
-    svc.limiter.account_succeeded(email)
-    if user["email_confirmed_at"] is None:
+    svc.limiter.account_succeeded(login)
+    if phone and user["phone_confirmed_at"] is None:
+        raise bad_request(codes.PHONE_NOT_CONFIRMED, "Phone not confirmed")
+    if email and user["email_confirmed_at"] is None:
         raise bad_request(codes.EMAIL_NOT_CONFIRMED, "Email not confirmed")
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:

@@ -17,8 +17,7 @@ from server.auth.db import in_transaction
 from server.auth.errors import forbidden, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
-from server.auth.signup import save_one_time_token
-from server.auth.user_store import UserRow, email_identity_data, user_json, written_user
+from server.auth.user_store import UserRow, email_identity_data, save_one_time_token, user_json, written_user
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:

@@ -6,15 +6,18 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any, TypedDict, cast
 
+import psycopg
 from psycopg import AsyncConnection, sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from server.auth.errors import internal
 from server.auth.mfa_json import factor_json
 
 INSTANCE_ID = "00000000-0000-0000-0000-000000000000"
 AUDIENCE = "authenticated"
 ROLE = "authenticated"
+SAVE_ERROR = "Database error saving new user"
 
 class UserRow(TypedDict):
     """A row of auth.users as USER_SELECT reads it, with the user's identities."""
@@ -170,8 +173,10 @@ def email_identity_data(user_id: uuid.UUID, email: str, data: dict[str, Any], ve
 
 async def insert_user(conn: AsyncConnection, *, email: str | None, password_hash: str | None,
                       user_meta: dict[str, Any], app_meta: dict[str, Any], is_anonymous: bool = False,
-                      invited: bool = False, phone: str | None = None, exact_metadata: bool = False) -> uuid.UUID:
-    """Insert a user (app triggers on auth.users fire here) and its email identity.
+                      invited: bool = False, phone: str | None = None, exact_metadata: bool = False,
+                      email_identity: bool = True) -> uuid.UUID:
+    """Insert a user (app triggers on auth.users fire here) and, with an email, its email
+    identity (not for a user an external identity signs up: email_identity=False).
 
     `exact_metadata`: the user metadata is `user_meta` as given and the identity holds only its
     claims, as GoTrue's admin createUser and invite store them (a sign-up copies both ways)."""
@@ -183,7 +188,7 @@ async def insert_user(conn: AsyncConnection, *, email: str | None, password_hash
         [INSTANCE_ID, user_id, AUDIENCE, ROLE, email, password_hash or "", Jsonb(app_meta), Jsonb(user_meta),
          is_anonymous, invited, phone],
     )
-    if email:
+    if email and email_identity:
         identity = email_identity_data(user_id, email, {} if exact_metadata else user_meta, False)
         await conn.execute(
             "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
@@ -198,9 +203,47 @@ async def insert_user(conn: AsyncConnection, *, email: str | None, password_hash
     return user_id
 
 
+async def create_user(conn: AsyncConnection, **fields: Any) -> uuid.UUID:
+    """insert_user, where a failing app trigger becomes GoTrue's 500 and leaves no row."""
+    try:
+        async with conn.transaction():  # savepoint: the error is reported, not half-applied
+            return await insert_user(conn, **fields)
+    except psycopg.Error as exc:
+        raise internal(SAVE_ERROR) from exc
+
+
+async def save_one_time_token(conn: AsyncConnection, user_id: Any, token_type: str, hashed: str, relates_to: str) -> None:
+    """The auth.one_time_tokens row of a code just sent (one per user and type)."""
+    await conn.execute(
+        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)"
+        " values (gen_random_uuid(), %s, %s, %s, %s) on conflict (user_id, token_type)"
+        " do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = now()",
+        [user_id, token_type, hashed, relates_to])
+
+
+def sanitized_user(user: UserRow, data: dict[str, Any], provider: str) -> dict[str, Any]:
+    """GoTrue's sanitizeUser: the answer to a repeated sign-up ("email" or "phone" `provider`),
+    which must not reveal that the address or number is taken: a new id and times, the caller's
+    metadata, nothing confirmed, no identities or factors, only the contact the caller gave."""
+    now = datetime.now(UTC)
+    fake: UserRow = {
+        **user, "id": uuid.uuid4(), "role": "", "email_change": "", "created_at": now, "updated_at": now,
+        "confirmation_sent_at": now, "last_sign_in_at": None, "confirmed_at": None, "email_change_sent_at": None,
+        "email_confirmed_at": None, "phone_confirmed_at": None, "recovery_sent_at": None, "banned_until": None,
+        "identities": [], "factors": [], "raw_user_meta_data": data,
+        "raw_app_meta_data": {"provider": provider, "providers": [provider]},
+    }
+    if provider == "phone":
+        fake["email"] = ""
+    else:
+        fake["phone"] = ""
+    return user_json(fake)
+
+
 async def confirm_email(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """Mark the email confirmed (and verified in metadata and identity), as user.Confirm does
-    (it sets user_metadata.email_verified whether or not the key was there)."""
+    """GoTrue's user.Confirm: the email confirmed (kept when it was already), verified in the
+    metadata (set whether or not the key was there) and in the email identity, and every
+    pending code spent (ClearAllOneTimeTokensForUser)."""
     await conn.execute(
         "update auth.users set email_confirmed_at = coalesce(email_confirmed_at, now()), confirmation_token = '',"
         " raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || '{\"email_verified\": true}'::jsonb,"
@@ -212,4 +255,4 @@ async def confirm_email(conn: AsyncConnection, user_id: uuid.UUID) -> None:
         " updated_at = now() where user_id = %s and provider = 'email'",
         [user_id],
     )
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = 'confirmation_token'", [user_id])
+    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])

@@ -19,7 +19,7 @@ import psycopg
 import pytest
 
 from server.auth.phone import INVALID_FORMAT, format_phone, is_valid_phone
-from server.auth.sms import render, signatures
+from server.auth.sms import HOOK_RESPONSE_LIMIT, render, signatures
 from tests import harness
 from tests.auth.conftest import NEW_API, auth_api, auth_server, bearer, new_email, sign_up
 
@@ -344,7 +344,8 @@ def test_autoconfirm_signs_in_at_sign_up_and_changes_at_once(autoconfirm_server:
 
 class HookReceiver:
     """A local HTTP endpoint standing in for an SMS provider's Send SMS hook. The number decides
-    the answer: ...99 a 500, ...98 a hook error object, ...97 the connection dropped."""
+    the answer: ...99 a 500, ...98 a hook error object, ...97 the connection dropped, ...96 text
+    instead of JSON, ...95 JSON over the size limit."""
 
     def __init__(self) -> None:
         self.requests: list[tuple[dict[str, str], bytes]] = []
@@ -364,8 +365,10 @@ class HookReceiver:
                     self.end_headers()
                     return
                 answer = b'{"error": {"http_code": 422, "message": "number blocked"}}' if phone.endswith("98") else b"{}"
+                if phone.endswith("95"):
+                    answer = b'{"padding": "' + b"x" * HOOK_RESPONSE_LIMIT + b'"}'
                 self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/plain" if phone.endswith("96") else "application/json")
                 self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
                 self.wfile.write(answer)
@@ -400,7 +403,7 @@ def hook_server(database_url: str, hook: HookReceiver) -> Iterator[harness.LiveS
         "GOTRUE_SMS_TEST_OTP": f"{HOOK_TEST_NUMBERS[0]}:{TEST_CODE},{HOOK_TEST_NUMBERS[1]}:{TEST_CODE}",
         "GOTRUE_SMS_PROVIDER": "hook", "GOTRUE_HOOK_SEND_SMS_URI": hook.url,
         "GOTRUE_HOOK_SEND_SMS_SECRETS": f"v1,whsec_{HOOK_SECRET}", "SUPALITE_RATE_LIMITS": "true",
-        "SUPALITE_AUTH_RATE_LIMIT_SMS_SENT": "7",
+        "SUPALITE_AUTH_RATE_LIMIT_SMS_SENT": "9",
     }) as server:
         yield server
 
@@ -457,13 +460,23 @@ def test_hook_failures_answer_as_gotrue_and_write_nothing(hook_server: harness.L
     gone = hapi.post("/otp", json={"phone": dropped})
     assert gone.status_code == 500 and gone.json()["message"] == "Error running hook URI"
     assert len(hook.for_phone(dropped)) == 3  # GoTrue's three attempts
+    for suffix in ("96", "95"):  # text instead of JSON, JSON over the size limit
+        answered = hapi.post("/otp", json={"phone": new_phone()[:-2] + suffix})
+        assert answered.status_code == 500 and answered.json()["message"] == "Error running hook URI"
     with psycopg.connect(hook_server.database_url, autocommit=True) as conn:
         rows = conn.execute("select count(*) from auth.users where phone = any(%s)", [[failing, dropped]]).fetchone()
     assert rows == (0,)
+    # The client learns nothing more; the log tells the operator which hook failed and why.
+    log = hook_server.log()
+    for detail in ("Unexpected status code returned from hook: 500 (unexpected_failure)",
+                   "Failed to reach hook after maximum retries (hook_timeout_after_retry)",
+                   "Invalid JSON response. Received content-type: text/plain (hook_payload_invalid_content_type)",
+                   f"Payload size exceeded size limit of {HOOK_RESPONSE_LIMIT} bytes (hook_payload_over_size_limit)"):
+        assert f"the send SMS hook {hook.url} failed: {detail}" in log, log
 
 
 def test_sms_rate_limit_spares_test_numbers(hapi: httpx.Client) -> None:
-    # SUPALITE_AUTH_RATE_LIMIT_SMS_SENT=7 for the whole server: the earlier tests sent some.
+    # SUPALITE_AUTH_RATE_LIMIT_SMS_SENT=9 for the whole server: the earlier tests sent some.
     statuses = [hapi.post("/otp", json={"phone": new_phone()[:-2] + "20"}).status_code for _ in range(8)]
     assert 429 in statuses
     refused = hapi.post("/otp", json={"phone": new_phone()[:-2] + "21"})
@@ -502,9 +515,16 @@ def test_repeated_sign_up_without_autoconfirm_is_obfuscated(database_url: str) -
         assert again.status_code == 200 and again.json()["id"] == first["id"]
         assert "x" not in again.json()["user_metadata"] and len(sms_messages(server, phone)) == 2
         api.post("/verify", json={"type": "sms", "phone": phone, "token": last_code(server, phone)})
+        # What only a real account has (an MFA factor, a recovery sent) is not in the answer either.
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            conn.execute("update auth.users set recovery_sent_at = now() where id = %s", [first["id"]])
+            conn.execute("insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at,"
+                         " updated_at) values (gen_random_uuid(), %s, 'my phone', 'totp', 'verified', now(), now())",
+                         [first["id"]])
         repeated = api.post("/signup", json={"phone": phone, "password": "secret-pass", "data": {"y": 2}})
         assert repeated.status_code == 200
         fake = repeated.json()
         assert fake["id"] != first["id"] and fake["user_metadata"] == {"y": 2} and fake["identities"] == []
         assert fake["phone"] == phone and "phone_confirmed_at" not in fake
+        assert "factors" not in fake and "recovery_sent_at" not in fake
         assert len(sms_messages(server, phone)) == 2
