@@ -30,7 +30,7 @@ from server.auth import identities, mail, oidc, pkce
 from server.auth.authn import bearer_claims, load_caller, require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, internal, not_found, unprocessable
-from server.auth.http import json_response, read_body, read_bounded
+from server.auth.http import json_response, path_uuid, read_body, read_bounded
 from server.auth.service import AuthService, Handler, RouteSpec
 from server.auth.session_tokens import issue_session
 from server.auth.user_store import AUDIENCE, UserRow
@@ -407,10 +407,7 @@ async def unlink_identity(svc: AuthService, request: Request) -> Response:
     ctx = svc.ctx
     claims = bearer_claims(ctx, request)
     _require_manual_linking(ctx)
-    try:
-        identity_id = uuid.UUID(request.path_params["identity_id"])
-    except ValueError:
-        raise not_found(codes.VALIDATION_FAILED, "identity_id must be an UUID") from None
+    identity_id = path_uuid(request, "identity_id")
     audience = claims.get("aud")
     first = audience[0] if isinstance(audience, list) and audience else audience
     if first != AUDIENCE:

@@ -11,6 +11,8 @@ connection is closed rather than the rest read.
 
 from __future__ import annotations
 
+import ipaddress
+import uuid
 from typing import Any, TypeVar
 
 import orjson
@@ -18,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request
+from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request, not_found
 
 MAX_BODY_BYTES = 128 * 1024
 _T = TypeVar("_T")
@@ -106,3 +108,24 @@ def client_ip(request: Request) -> str:
     # uvicorn has already replaced the peer with X-Forwarded-For when (and only when) the
     # peer is a trusted proxy (SUPALITE_FORWARDED_ALLOW_IPS), so a client cannot spoof it.
     return request.client.host if request.client else ""
+
+
+def client_inet(request: Request) -> str | None:
+    """The client's address as a PostgreSQL inet (normalized, without an IPv6 zone, which inet
+    cannot hold), or None when the client's host is no IP address."""
+    try:
+        address = ipaddress.ip_address(client_ip(request))
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.scope_id:
+        address = ipaddress.IPv6Address(address.packed)
+    return str(address)
+
+
+def path_uuid(request: Request, name: str) -> uuid.UUID:
+    """The path parameter `name` as a UUID; else GoTrue's 404 validation_failed
+    "<name> must be an UUID"."""
+    try:
+        return uuid.UUID(request.path_params[name])
+    except ValueError:
+        raise not_found(codes.VALIDATION_FAILED, f"{name} must be an UUID") from None

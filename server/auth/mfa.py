@@ -30,7 +30,7 @@ from server.auth import error_codes as codes
 from server.auth.authn import bearer_claims, load_caller, require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, not_found, unprocessable
-from server.auth.http import Body, json_response, read_body
+from server.auth.http import Body, json_response, path_uuid, read_body
 from server.auth.mfa_factor import (
     FACTOR_NOT_FOUND,
     VERIFIED,
@@ -40,18 +40,18 @@ from server.auth.mfa_factor import (
     challenge_id_of,
     check_friendly_name,
     enroll_disabled,
-    go_quote,
+    name_conflict,
     owned_factor,
-    parse_uuid,
     user_factors,
     verify_disabled,
 )
 from server.auth.mfa_json import factor_json
-from server.auth.mfa_phone import PhoneKind, validate_phone
+from server.auth.mfa_phone import PhoneKind
 from server.auth.mfa_totp import TotpKind
 from server.auth.mfa_webauthn import WebAuthnKind
+from server.auth.phone import validate_phone
 from server.auth.service import AuthService, RouteSpec
-from server.auth.session_tokens import new_refresh_token, session_amr, token_response
+from server.auth.session_tokens import new_refresh_token, session_aal, session_amr, token_response
 from server.auth.user_store import INSTANCE_ID, user_by_id, written_user
 
 __all__ = ["KINDS", "ROUTES", "FactorKind"]
@@ -91,11 +91,7 @@ async def _call(svc: AuthService, request: Request, conn: AsyncConnection, claim
         raise forbidden(codes.USER_BANNED, "User is banned")
     if claims.get("is_anonymous") is True:
         raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
-    aal = "aal1"
-    if caller.session_id is not None:
-        cur = await conn.execute("select aal from auth.sessions where id = %s", [caller.session_id])
-        row = await cur.fetchone()
-        aal = str(row[0]) if row and row[0] else "aal1"
+    aal = "aal1" if caller.session_id is None else await session_aal(conn, caller.session_id)
     return MfaCall(svc, request, conn, caller.user, caller.session_id, aal)
 
 
@@ -113,8 +109,8 @@ async def _with_factor(svc: AuthService, request: Request,
 
     async def run(conn: AsyncConnection) -> T:
         call = await _call(svc, request, conn, claims)
-        factor_id = parse_uuid(request.path_params["factor_id"], "factor_id")
-        factor = await owned_factor(conn, call.user["id"], factor_id, lock=True)
+        factor_id = path_uuid(request, "factor_id")
+        factor = await owned_factor(conn, call.user["id"], factor_id)
         if rate_bucket is not None:
             svc.limiter.check(rate_bucket, request)
         return await work(call, factor)
@@ -154,7 +150,7 @@ async def challenge(svc: AuthService, request: Request) -> Response:
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
         kind = _kind(factor["factor_type"])
         if not kind.verify_enabled(call.settings):
-            raise unprocessable(f"mfa_{kind.name}_verify_not_enabled", f"MFA verification is disabled for {kind.label}")
+            raise verify_disabled(kind, f"mfa_{kind.name}_verify_not_enabled")
         return await kind.challenge(call, factor, body)
 
     return json_response(request, await _with_factor(svc, request, work, rate_bucket="mfa_challenge"))
@@ -170,7 +166,7 @@ async def verify(svc: AuthService, request: Request) -> Response:
             raise bad_request(codes.VALIDATION_FAILED, "Code needs to be non-empty")
         kind = _kind(factor["factor_type"])
         if not kind.verify_enabled(call.settings):
-            raise verify_disabled(kind)
+            raise verify_disabled(kind, kind.verify_disabled_code)
         await kind.verify(call, factor, challenge_id, params)
         return await _verified(call, factor, kind)
 
@@ -247,7 +243,7 @@ async def _delete_factor(conn: AsyncConnection, factor: FactorRow) -> None:
 
 async def _admin_user_id(conn: AsyncConnection, request: Request) -> uuid.UUID:
     """GoTrue's loadUser for /admin/users/{user_id}/..."""
-    user_id = parse_uuid(request.path_params["user_id"], "user_id")
+    user_id = path_uuid(request, "user_id")
     if await user_by_id(conn, user_id) is None:
         raise not_found(codes.USER_NOT_FOUND, "User not found")
     return user_id
@@ -255,8 +251,8 @@ async def _admin_user_id(conn: AsyncConnection, request: Request) -> uuid.UUID:
 
 async def _admin_factor(conn: AsyncConnection, request: Request) -> FactorRow:
     user_id = await _admin_user_id(conn, request)
-    factor_id = parse_uuid(request.path_params["factor_id"], "factor_id")
-    return await owned_factor(conn, user_id, factor_id, lock=True)
+    factor_id = path_uuid(request, "factor_id")
+    return await owned_factor(conn, user_id, factor_id)
 
 
 async def admin_list(svc: AuthService, request: Request) -> Response:
@@ -281,8 +277,7 @@ async def admin_update(svc: AuthService, request: Request) -> Response:
             cur = await conn.execute("select 1 from auth.mfa_factors where user_id = %s and friendly_name = %s and id <> %s",
                                      [factor["user_id"], name, factor["id"]])
             if await cur.fetchone() is not None:
-                raise unprocessable(codes.MFA_FACTOR_NAME_CONFLICT,
-                                    f"A factor with the friendly name {go_quote(name)} for this user already exists")
+                raise name_conflict(name)
             await conn.execute("update auth.mfa_factors set friendly_name = %s, updated_at = now() where id = %s",
                                [name, factor["id"]])
         if phone and factor["factor_type"] == "phone":

@@ -9,7 +9,6 @@ compared in constant time.
 
 from __future__ import annotations
 
-import ipaddress
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from starlette.requests import Request
 
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, forbidden, not_found, unprocessable
-from server.auth.http import Body, client_ip
+from server.auth.http import Body, client_inet
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
 from server.auth.user_store import UserRow
@@ -94,15 +93,14 @@ class FactorKind(Protocol):
     name: ClassVar[str]
     label: ClassVar[str]
     amr_method: ClassVar[str]
+    # The code of a verify refused while the type's verification is off (a challenge's is
+    # mfa_<type>_verify_not_enabled; GoTrue answers a WebAuthn verify with the enroll code).
+    verify_disabled_code: ClassVar[str]
 
+    # The type's settings switches (GOTRUE_MFA_<TYPE>_ENROLL_ENABLED and _VERIFY_ENABLED).
     def enroll_enabled(self, settings: Settings) -> bool: ...
 
     def verify_enabled(self, settings: Settings) -> bool: ...
-
-    def verify_disabled_code(self) -> str:
-        """The error code when verification is off (GoTrue answers WebAuthn's with the
-        enroll code)."""
-        ...
 
     async def enroll(self, call: MfaCall, body: Body) -> dict[str, Any]:
         """Create the factor (after check_new_factor) and answer GoTrue's enroll body."""
@@ -125,27 +123,17 @@ def enroll_disabled(kind: FactorKind) -> AuthError:
     return unprocessable(f"mfa_{kind.name}_enroll_not_enabled", f"MFA enroll is disabled for {kind.label}")
 
 
-def verify_disabled(kind: FactorKind) -> AuthError:
-    return unprocessable(kind.verify_disabled_code(), f"MFA verification is disabled for {kind.label}")
+def verify_disabled(kind: FactorKind, code: str) -> AuthError:
+    return unprocessable(code, f"MFA verification is disabled for {kind.label}")
 
 
 # -- factors -------------------------------------------------------------------------------
 
 
-def parse_uuid(value: str, what: str) -> uuid.UUID:
-    """A path id; GoTrue answers 404 validation_failed "<what> must be an UUID" otherwise."""
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        raise not_found(codes.VALIDATION_FAILED, f"{what} must be an UUID") from None
-
-
-async def owned_factor(conn: AsyncConnection, user_id: uuid.UUID, factor_id: uuid.UUID, *,
-                       lock: bool = False) -> FactorRow:
-    """The user's factor (FindOwnedFactorByID): another user's factor is not found."""
-    query = "select * from auth.mfa_factors where id = %s and user_id = %s" + (" for update" if lock else "")
+async def owned_factor(conn: AsyncConnection, user_id: uuid.UUID, factor_id: uuid.UUID) -> FactorRow:
+    """The user's factor (FindOwnedFactorByID), locked; another user's factor is not found."""
     async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(query, [factor_id, user_id])
+        await cur.execute("select * from auth.mfa_factors where id = %s and user_id = %s for update", [factor_id, user_id])
         row = await cur.fetchone()
     if row is None:
         raise not_found(codes.MFA_FACTOR_NOT_FOUND, FACTOR_NOT_FOUND)
@@ -163,6 +151,11 @@ def check_friendly_name(name: str) -> None:
         raise AuthError(400, codes.VALIDATION_FAILED, f"friendly_name must be at most {MAX_FRIENDLY_NAME} characters")
 
 
+def name_conflict(name: str) -> AuthError:
+    return unprocessable(codes.MFA_FACTOR_NAME_CONFLICT,
+                         f"A factor with the friendly name {go_quote(name)} for this user already exists")
+
+
 async def check_new_factor(call: MfaCall, friendly_name: str) -> None:
     """GoTrue's validateFactors, before a factor is created: expired unverified factors go;
     the name must be free (even the empty name, as upstream compares them); at most
@@ -176,8 +169,7 @@ async def check_new_factor(call: MfaCall, friendly_name: str) -> None:
     await call.conn.execute("select 1 from auth.users where id = %s for no key update", [call.user["id"]])
     factors = await user_factors(call.conn, call.user["id"])
     if any((f["friendly_name"] or "") == friendly_name for f in factors):
-        raise unprocessable(codes.MFA_FACTOR_NAME_CONFLICT,
-                            f"A factor with the friendly name {go_quote(friendly_name)} for this user already exists")
+        raise name_conflict(friendly_name)
     verified = sum(1 for f in factors if f["status"] == VERIFIED)
     if len(factors) >= call.settings.mfa_max_enrolled_factors or verified >= MAX_VERIFIED_FACTORS:
         raise unprocessable(codes.TOO_MANY_ENROLLED_MFA_FACTORS,
@@ -207,12 +199,9 @@ def go_quote(text: str) -> str:
 
 
 def request_ip(request: Request) -> str:
-    """The client's address as the challenge stores it (inet; 0.0.0.0 when there is none)."""
-    ip = client_ip(request)
-    try:
-        return str(ipaddress.ip_address(ip))
-    except ValueError:
-        return "0.0.0.0"
+    """The client's address as the challenge stores it (inet, never null: 0.0.0.0 when there
+    is none)."""
+    return client_inet(request) or "0.0.0.0"
 
 
 async def insert_challenge(call: MfaCall, factor: FactorRow, *, otp_code: str | None = None,

@@ -6,7 +6,6 @@ the one it replaced). Deleting the session row ends it: its refresh tokens casca
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 import string
 import time
@@ -21,7 +20,7 @@ from starlette.requests import Request
 from server.auth import error_codes as codes
 from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
-from server.auth.http import client_ip
+from server.auth.http import client_inet
 from server.auth.user_store import INSTANCE_ID, UserRow, user_by_id, user_json
 from server.context import AppContext
 
@@ -90,7 +89,7 @@ async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request
     refresh = new_refresh_token()
     cur = await conn.execute(
         "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, not_after)"
-        "   values (%(sid)s, %(uid)s, now(), now(), 'aal1', %(ua)s, nullif(%(ip)s, '')::inet,"
+        "   values (%(sid)s, %(uid)s, now(), now(), 'aal1', %(ua)s, %(ip)s::inet,"
         "           least(now() + %(timebox)s::interval, now() + %(inactivity)s::interval)) returning id),"
         " a as (insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
         "   select id, now(), now(), %(method)s, gen_random_uuid() from s),"
@@ -98,22 +97,13 @@ async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request
         "   select %(instance)s, %(token)s, %(uid)s::text, false, now(), now(), id from s)"
         " update auth.users set last_sign_in_at = now(), updated_at = now() where id = %(uid)s"
         " returning last_sign_in_at, updated_at, extract(epoch from now())::bigint",
-        {"sid": session_id, "uid": user["id"], "ua": request.headers.get("user-agent"), "ip": _inet(request),
+        {"sid": session_id, "uid": user["id"], "ua": request.headers.get("user-agent"), "ip": client_inet(request),
          "method": method, "instance": INSTANCE_ID, "token": refresh, **sessions.lifetime_params(ctx.settings)},
     )
     row = await cur.fetchone()
     assert row is not None
     user = {**user, "last_sign_in_at": row[0], "updated_at": row[1]}
     return token_response(ctx, user, session_id, refresh, [{"method": method, "timestamp": int(row[2])}])
-
-
-def _inet(request: Request) -> str:
-    ip = client_ip(request)
-    try:
-        ipaddress.ip_address(ip)
-        return ip
-    except ValueError:
-        return ""
 
 
 async def session_amr(conn: AsyncConnection, session_id: uuid.UUID) -> list[dict[str, Any]]:
@@ -189,8 +179,8 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
     not_after = sessions.not_after_sql(sql.SQL("now()")) if sessions.limited(ctx.settings) else sql.SQL("s.not_after")
     await conn.execute(
         sql.SQL("update auth.sessions s set refreshed_at = now() at time zone 'utc', updated_at = now(),"
-                " user_agent = %(ua)s, ip = nullif(%(ip)s, '')::inet, not_after = {} where s.id = %(sid)s").format(not_after),
-        {"ua": request.headers.get("user-agent"), "ip": _inet(request), "sid": session_id,
+                " user_agent = %(ua)s, ip = %(ip)s::inet, not_after = {} where s.id = %(sid)s").format(not_after),
+        {"ua": request.headers.get("user-agent"), "ip": client_inet(request), "sid": session_id,
          **sessions.lifetime_params(ctx.settings)})
     return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id),
                           await session_aal(conn, session_id))

@@ -23,17 +23,13 @@ import hmac
 import html
 import logging
 import re
-import secrets
 import time
-import urllib.error
-import urllib.request
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.message import Message
 from typing import Any
 
 import anyio
+import httpx
 import orjson
 from psycopg import AsyncConnection
 from starlette.requests import Request
@@ -41,7 +37,7 @@ from starlette.requests import Request
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, internal
 from server.auth.http import client_ip
-from server.auth.mail import inbox_enabled
+from server.auth.mail import inbox_enabled, new_otp
 from server.auth.service import AuthService
 from server.auth.user_store import UserRow, user_json
 from server.config import Settings
@@ -59,10 +55,6 @@ log = logging.getLogger("supalite.auth")
 def test_otp(settings: Settings, phone: str) -> str | None:
     """The fixed code of a test number (`phone` in GoTrue's form: digits, no '+')."""
     return settings.sms_test_otp.get(phone)
-
-
-def new_code(length: int) -> str:
-    return "".join(secrets.choice("0123456789") for _ in range(length))
 
 
 def render(template: str, code: str) -> str:
@@ -88,7 +80,7 @@ async def send_otp(svc: AuthService, conn: AsyncConnection, *, phone: str, kind:
     if not hook_enabled(settings) and not inbox_enabled(settings):
         raise internal("Unable to get SMS provider")
     svc.limiter.check_sms()
-    code = new_code(settings.sms_otp_length)
+    code = new_otp(settings.sms_otp_length)
     if hook_enabled(settings):
         await call_send_sms_hook(settings, hook_payload(phone, code, user, request))
         return code
@@ -134,51 +126,16 @@ def signatures(secrets_setting: str, msg_id: str, timestamp: int, body: bytes) -
     return ", ".join(signed)
 
 
-@dataclass
-class _HookReply:
-    status: int
-    content_type: str
-    body: bytes
-    truncated: bool
-    retry_after: bool
-
-
-class _Unreachable(Exception):
-    """The hook could not be reached (connection refused, DNS...), as opposed to a timeout."""
-
-
-def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> _HookReply:
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        response = urllib.request.urlopen(request, timeout=timeout)  # http(s) only: checked by _dispatch
-    except urllib.error.HTTPError as err:  # a status outside 2xx: still an answer
-        with err:
-            return _reply(err.code, err.headers, err)
-    except (TimeoutError, urllib.error.URLError, OSError) as err:
-        reason = getattr(err, "reason", err)
-        if isinstance(reason, TimeoutError) or isinstance(err, TimeoutError):
-            raise TimeoutError from None
-        raise _Unreachable(str(reason)) from None
-    with response:
-        return _reply(response.status, response.headers, response)
-
-
-def _reply(status: int, headers: Message, stream: Any) -> _HookReply:
-    body = stream.read(HOOK_RESPONSE_LIMIT + 1)
-    return _HookReply(status, headers.get("Content-Type", "") or "", body[:HOOK_RESPONSE_LIMIT],
-                      len(body) > HOOK_RESPONSE_LIMIT, bool(headers.get("Retry-After")))
-
-
 async def call_send_sms_hook(settings: Settings, payload: dict[str, Any]) -> None:
     """POST the payload to the hook; any failure answers as GoTrue's runHook does (500
     "Error running hook URI"), and an `{"error": {"http_code", "message"}}` answer becomes that
-    error. GoTrue appends the URI to the message; here it goes to the log only, since it is an
-    internal address clients have no business seeing."""
+    error. GoTrue appends the URI to the message; here the URI and the failure's detail go to
+    the log only, since the hook is an internal address clients have no business seeing."""
     uri = settings.hook_send_sms_uri
     try:
         output = await _dispatch(settings, uri, orjson.dumps(payload))
-    except AuthError:
-        log.warning("auth: the send SMS hook %s failed", uri)
+    except AuthError as failure:
+        log.warning("auth: the send SMS hook %s failed: %s (%s)", uri, failure.message, failure.code)
         raise internal("Error running hook URI") from None
     error = output.get("error") if isinstance(output, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"]:
@@ -191,62 +148,71 @@ async def call_send_sms_hook(settings: Settings, payload: dict[str, Any]) -> Non
 
 
 async def _dispatch(settings: Settings, uri: str, body: bytes) -> Any:
-    """GoTrue's v0http RunHTTPHook: up to 3 attempts within 5 s; the decoded JSON answer."""
+    """GoTrue's v0http RunHTTPHook: up to 3 attempts, all within 5 s; the decoded JSON answer.
+    Redirects are followed, as Go's http.Client follows them."""
     if not uri.startswith(("http:", "https:")):
         raise internal(f'unsupported protocol: "{uri}" only HTTPS functions are supported at the moment')
-    deadline = time.monotonic() + HOOK_TIMEOUT_SECONDS
-    for attempt in range(HOOK_ATTEMPTS):
+    try:
+        with anyio.fail_after(HOOK_TIMEOUT_SECONDS):
+            async with httpx.AsyncClient(timeout=None, follow_redirects=True) as http:
+                return await _attempts(http, settings, uri, body)
+    except TimeoutError:
+        raise AuthError(422, codes.HOOK_TIMEOUT,
+                        f"Failed to reach hook within maximum time of {HOOK_TIMEOUT_SECONDS:f} seconds") from None
+
+
+async def _attempts(http: httpx.AsyncClient, settings: Settings, uri: str, body: bytes) -> Any:
+    for attempt in range(1, HOOK_ATTEMPTS + 1):
         msg_id, now = str(uuid.uuid4()), int(time.time())
         headers = {"Content-Type": "application/json", "webhook-id": msg_id, "webhook-timestamp": str(now),
                    "webhook-signature": signatures(settings.hook_send_sms_secrets, msg_id, now, body),
                    "Accept-Encoding": "identity"}
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise _timeout()
         try:
-            reply = await anyio.to_thread.run_sync(_post, uri, body, headers, left)
-        except TimeoutError:
-            raise _timeout() from None
-        except _Unreachable:
-            if attempt < HOOK_ATTEMPTS - 1:
-                if deadline - time.monotonic() <= HOOK_BACKOFF_SECONDS:
-                    raise _timeout() from None
-                await anyio.sleep(HOOK_BACKOFF_SECONDS)
-                continue
-            raise AuthError(422, codes.HOOK_TIMEOUT_AFTER_RETRY, "Failed to reach hook after maximum retries") from None
-        if reply.status in (200, 202, 204):
-            return _decode(reply)
-        if reply.status in (429, 503) and reply.retry_after:
+            async with http.stream("POST", uri, content=body, headers=headers) as response:
+                if response.status_code in (200, 202, 204):
+                    return await _decode(response)
+        except httpx.TransportError as exc:  # not reached (refused, reset, DNS...): tried again after a pause
+            log.warning("auth: the send SMS hook %s, attempt %d of %d: %s: %s", uri, attempt, HOOK_ATTEMPTS,
+                        type(exc).__name__, exc)
+            if attempt == HOOK_ATTEMPTS:
+                raise AuthError(422, codes.HOOK_TIMEOUT_AFTER_RETRY, "Failed to reach hook after maximum retries") from None
+            await anyio.sleep(HOOK_BACKOFF_SECONDS)
             continue
-        if reply.status in (429, 503):
+        status = response.status_code
+        if status in (429, 503) and response.headers.get("Retry-After"):
+            continue
+        if status in (429, 503):
             raise internal("Service currently unavailable due to hook")
-        if reply.status == 400:
+        if status == 400:
             raise internal("Invalid payload sent to hook")
-        if reply.status == 401:
+        if status == 401:
             raise internal("Hook requires authorization token")
-        raise internal(f"Unexpected status code returned from hook: {reply.status}")
+        raise internal(f"Unexpected status code returned from hook: {status}")
     raise internal("Service currently unavailable due to hook")
 
 
-def _timeout() -> AuthError:
-    return AuthError(422, codes.HOOK_TIMEOUT,
-                     f"Failed to reach hook within maximum time of {HOOK_TIMEOUT_SECONDS:f} seconds")
-
-
-def _decode(reply: _HookReply) -> Any:
-    if not reply.content_type:
-        if reply.status == 204:
+async def _decode(response: httpx.Response) -> Any:
+    """The JSON answer of a 200, 202 or 204, read up to HOOK_RESPONSE_LIMIT bytes."""
+    content_type = response.headers.get("Content-Type", "")
+    if not content_type:
+        if response.status_code == 204:
             return None
         raise AuthError(400, codes.HOOK_PAYLOAD_INVALID_CONTENT_TYPE, "Invalid Content-Type: Missing Content-Type header")
-    if reply.content_type.split(";")[0].strip().lower() != "application/json":
+    if content_type.split(";")[0].strip().lower() != "application/json":
         raise AuthError(400, codes.HOOK_PAYLOAD_INVALID_CONTENT_TYPE,
-                        "Invalid JSON response. Received content-type: " + reply.content_type)
-    if reply.truncated:
-        raise AuthError(422, codes.HOOK_PAYLOAD_OVER_SIZE_LIMIT,
-                        f"Payload size exceeded size limit of {HOOK_RESPONSE_LIMIT} bytes")
-    if not reply.body.strip():
+                        "Invalid JSON response. Received content-type: " + content_type)
+    body = bytearray()
+    try:
+        async for chunk in response.aiter_raw():
+            body += chunk
+            if len(body) > HOOK_RESPONSE_LIMIT:
+                raise AuthError(422, codes.HOOK_PAYLOAD_OVER_SIZE_LIMIT,
+                                f"Payload size exceeded size limit of {HOOK_RESPONSE_LIMIT} bytes")
+    except httpx.HTTPError as exc:
+        raise internal(f"Error reading the hook's answer: {type(exc).__name__}: {exc}") from None
+    if not body.strip():
         return None
     try:
-        return orjson.loads(reply.body)
+        return orjson.loads(body)
     except orjson.JSONDecodeError:
         raise internal("Error unmarshaling JSON output.") from None

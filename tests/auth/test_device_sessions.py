@@ -171,6 +171,24 @@ def test_the_device_names_itself_and_beats(api: httpx.Client) -> None:
     assert moved.status_code in (401, 403)
 
 
+def test_the_device_keeps_the_address_a_trusted_proxy_forwarded(api: httpx.Client, server: harness.LiveServer) -> None:
+    # The tests speak from 127.0.0.1, a trusted proxy by default: X-Forwarded-For names the client.
+    # An inet has no zone: a link-local address is kept without its own; what is no address is not kept.
+    email = new_email("proxied")
+    sign_up(api, email)
+    signed_in = api.post("/auth/v1/token?grant_type=password", json={"email": email, "password": PASSWORD},
+                         headers={"X-Forwarded-For": "fe80::1%eth0", **NEW_API})
+    assert signed_in.status_code == 200, signed_in.text
+    session = signed_in.json()
+    assert db(server, "select host(ip) from auth.sessions where id = %s", session_id(session)) == [("fe80::1",)]
+    for forwarded, kept in (("2001:DB8::7", "2001:db8::7"), ("unknown", None)):
+        refreshed = api.post("/auth/v1/token?grant_type=refresh_token", json={"refresh_token": session["refresh_token"]},
+                             headers={"X-Forwarded-For": forwarded, **NEW_API})
+        assert refreshed.status_code == 200, refreshed.text
+        session = refreshed.json()
+        assert db(server, "select host(ip) from auth.sessions where id = %s", session_id(session)) == [(kept,)]
+
+
 def test_logout_is_local_or_global(api: httpx.Client) -> None:
     email = new_email("logout")
     first = sign_up(api, email)

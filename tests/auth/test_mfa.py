@@ -196,6 +196,23 @@ def test_challenge_from_another_address(api: httpx.Client, live_server: harness.
     assert error(verify(api, session, enrolled["id"], chal["id"], code))[1] == "mfa_ip_address_mismatch"
 
 
+def test_challenge_and_verify_from_a_forwarded_link_local_address(api: httpx.Client,
+                                                                  live_server: harness.LiveServer) -> None:
+    # X-Forwarded-For from the trusted 127.0.0.1 names the client; the challenge keeps its address
+    # without the IPv6 zone (an inet has none), and the verify from there matches it.
+    session = sign_up(api)
+    enrolled = enroll_totp(api, session).json()
+    forwarded = {**auth(session), "X-Forwarded-For": "fe80::1%eth0"}
+    chal = api.post(f"/factors/{enrolled['id']}/challenge", json={}, headers=forwarded)
+    assert chal.status_code == 200, chal.text
+    assert sql(live_server, "select host(ip_address) from auth.mfa_challenges where id = %s",
+               [chal.json()["id"]]) == [("fe80::1",)]
+    code = pyotp.TOTP(enrolled["totp"]["secret"]).now()
+    verified = api.post(f"/factors/{enrolled['id']}/verify", json={"challenge_id": chal.json()["id"], "code": code},
+                        headers=forwarded)
+    assert verified.status_code == 200, verified.text
+
+
 def test_enroll_bad_input(api: httpx.Client) -> None:
     session = sign_up(api)
     assert error(api.post("/factors", json={"factor_type": "sms"}, headers=auth(session))) == (
