@@ -34,8 +34,6 @@ from server.auth.mfa_factor import (
 from server.auth.phone import check_channel, validate_phone
 from server.config import Settings
 
-__all__ = ["PhoneKind", "validate_phone"]
-
 MAX_FREQUENCY = timedelta(minutes=1)  # GoTrue's MFA.Phone.MaxFrequency default
 
 
@@ -43,15 +41,13 @@ class PhoneKind:
     name: ClassVar[str] = "phone"
     label: ClassVar[str] = "Phone"
     amr_method: ClassVar[str] = "mfa/phone"
+    verify_disabled_code: ClassVar[str] = codes.MFA_PHONE_VERIFY_NOT_ENABLED
 
     def enroll_enabled(self, settings: Settings) -> bool:
         return settings.mfa_phone_enroll_enabled
 
     def verify_enabled(self, settings: Settings) -> bool:
         return settings.mfa_phone_verify_enabled
-
-    def verify_disabled_code(self) -> str:
-        return codes.MFA_PHONE_VERIFY_NOT_ENABLED
 
     async def enroll(self, call: MfaCall, body: Body) -> dict[str, Any]:
         raw_phone, friendly_name = body.text("phone"), body.text("friendly_name")

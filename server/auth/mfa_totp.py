@@ -87,15 +87,13 @@ class TotpKind:
     name: ClassVar[str] = "totp"
     label: ClassVar[str] = "TOTP"
     amr_method: ClassVar[str] = "totp"
+    verify_disabled_code: ClassVar[str] = codes.MFA_TOTP_VERIFY_NOT_ENABLED
 
     def enroll_enabled(self, settings: Settings) -> bool:
         return settings.mfa_totp_enroll_enabled
 
     def verify_enabled(self, settings: Settings) -> bool:
         return settings.mfa_totp_verify_enabled
-
-    def verify_disabled_code(self) -> str:
-        return codes.MFA_TOTP_VERIFY_NOT_ENABLED
 
     async def enroll(self, call: MfaCall, body: Body) -> dict[str, Any]:
         friendly_name = body.text("friendly_name")

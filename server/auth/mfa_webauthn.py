@@ -21,7 +21,7 @@ import binascii
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from psycopg.types.json import Jsonb
 
@@ -60,56 +60,54 @@ def _not_verified(failed: webauthn.CeremonyFailed | None = None) -> AuthError:
 
 # -- the stored credential -------------------------------------------------------------------
 
-def _b64(value: bytes) -> str:
-    return base64.b64encode(value).decode()  # Go marshals []byte as standard base64
-
-
 def credential_json(new: webauthn.NewCredential) -> dict[str, Any]:
     """go-webauthn's Credential as JSON (what GoTrue keeps in web_authn_credential)."""
-    return {"id": _b64(new.credential_id), "publicKey": _b64(new.public_key), "attestationType": new.attestation_type,
+    b64 = webauthn.std_b64
+    return {"id": b64(new.credential_id), "publicKey": b64(new.public_key), "attestationType": new.attestation_type,
             "transport": new.transports,
             "flags": {"userPresent": True, "userVerified": new.user_verified, "backupEligible": new.backup_eligible,
                       "backupState": new.backed_up},
-            "authenticator": {"AAGUID": _b64(uuid.UUID(new.aaguid).bytes), "signCount": new.sign_count,
+            "authenticator": {"AAGUID": b64(uuid.UUID(new.aaguid).bytes), "signCount": new.sign_count,
                               "cloneWarning": False, "attachment": ""}}
 
 
-def _stored(factor: FactorRow) -> tuple[bytes, bytes, int] | None:
-    """A verified factor's credential id, public key and sign count (None when it has none)."""
+class _Credential(NamedTuple):
+    """A verified factor's stored credential."""
+
+    factor: FactorRow
+    id: bytes
+    public_key: bytes
+    sign_count: int
+
+
+def _credential(factor: FactorRow) -> _Credential | None:
+    """A verified WebAuthn factor's credential (None for any other factor, or one without)."""
     data = factor["web_authn_credential"]
-    if not isinstance(data, dict):
+    if factor["factor_type"] != WebAuthnKind.name or factor["status"] != VERIFIED or not isinstance(data, dict):
         return None
     try:
         count = data.get("authenticator", {}).get("signCount", 0)
-        return base64.b64decode(data["id"]), base64.b64decode(data["publicKey"]), int(count)
+        return _Credential(factor, base64.b64decode(data["id"]), base64.b64decode(data["publicKey"]), int(count))
     except (KeyError, TypeError, ValueError, AttributeError, binascii.Error):
         return None
 
 
-async def _credentials(call: MfaCall) -> list[tuple[FactorRow, bytes, bytes, int]]:
-    """The user's verified WebAuthn factors with their credentials (go-webauthn's
-    User.WebAuthnCredentials())."""
-    found = []
-    for factor in await user_factors(call.conn, call.user["id"]):
-        stored = _stored(factor) if factor["factor_type"] == "webauthn" and factor["status"] == VERIFIED else None
-        if stored is not None:
-            found.append((factor, *stored))
-    return found
+async def _credentials(call: MfaCall) -> list[_Credential]:
+    """The user's verified WebAuthn factors' credentials (go-webauthn's User.WebAuthnCredentials())."""
+    return [c for f in await user_factors(call.conn, call.user["id"]) if (c := _credential(f)) is not None]
 
 
 class WebAuthnKind:
     name: ClassVar[str] = "webauthn"
     label: ClassVar[str] = "WebAuthn"
     amr_method: ClassVar[str] = "mfa/webauthn"
+    verify_disabled_code: ClassVar[str] = codes.MFA_WEBAUTHN_ENROLL_NOT_ENABLED  # GoTrue's quirk: the enroll code at verify
 
     def enroll_enabled(self, settings: Settings) -> bool:
         return settings.mfa_web_authn_enroll_enabled
 
     def verify_enabled(self, settings: Settings) -> bool:
         return settings.mfa_web_authn_verify_enabled
-
-    def verify_disabled_code(self) -> str:
-        return codes.MFA_WEBAUTHN_ENROLL_NOT_ENABLED  # GoTrue's quirk: the enroll code at verify
 
     async def enroll(self, call: MfaCall, body: Body) -> dict[str, Any]:
         friendly_name = body.text("friendly_name")
@@ -120,17 +118,16 @@ class WebAuthnKind:
     async def challenge(self, call: MfaCall, factor: FactorRow, body: Callable[[], Body]) -> dict[str, Any]:
         body().obj("webauthn")  # GoTrue parses the body (rpId and rpOrigins of auth-js are not used)
         rp = webauthn.relying_party(call.svc.ctx)
-        user_handle = str(call.user["id"]).encode()
-        known = await _credentials(call)
+        user_handle = webauthn.user_handle(call.user["id"])
+        known = [c.id for c in await _credentials(call)]
         if factor["status"] == VERIFIED:
             kind = REQUEST
-            options, session = webauthn.authentication_options(rp, user_handle=user_handle,
-                                                               allowed=[c[1] for c in known])
+            options, session = webauthn.authentication_options(rp, user_handle=user_handle, allowed=known)
         else:
             kind = CREATE
             name = call.user["email"] or ""
             options, session = webauthn.registration_options(
-                rp, user_handle=user_handle, user_name=name, display_name=name, exclude=[c[1] for c in known],
+                rp, user_handle=user_handle, user_name=name, display_name=name, exclude=known,
                 discoverable=False)
         expires = timestamp(datetime.now(UTC) + timedelta(milliseconds=webauthn.TIMEOUT_MS)) or ""
         answer = await insert_challenge(call, factor, web_authn_session_data=session.to_json(rp, expires))
@@ -181,15 +178,14 @@ class WebAuthnKind:
             assertion = webauthn.read_assertion(response)
         except webauthn.CeremonyFailed as failed:
             raise _not_verified(failed) from None
-        if assertion.user_handle is not None and assertion.user_handle != str(call.user["id"]).encode():
+        if assertion.user_handle is not None and assertion.user_handle != webauthn.user_handle(call.user["id"]):
             raise _not_verified()
-        owner = next((c for c in await _credentials(call) if c[1] == assertion.credential_id), None)
+        owner = next((c for c in await _credentials(call) if c.id == assertion.credential_id), None)
         if owner is None:
             raise _not_verified()
-        owner_factor, _, public_key, sign_count = owner
         try:
-            new_count = webauthn.verify_authentication(rp, session, response, public_key=public_key,
-                                                       sign_count=sign_count)
+            new_count = webauthn.verify_authentication(rp, session, assertion, public_key=owner.public_key,
+                                                       sign_count=owner.sign_count)
         except webauthn.CeremonyFailed as failed:
             raise _not_verified(failed) from None
         # The counter moves only from the value checked: of two assertions racing on one counter
@@ -198,7 +194,7 @@ class WebAuthnKind:
             "update auth.mfa_factors set web_authn_credential = jsonb_set(web_authn_credential,"
             " '{authenticator,signCount}', to_jsonb(%s::bigint)), updated_at = now() where id = %s"
             " and coalesce((web_authn_credential #>> '{authenticator,signCount}')::bigint, 0) = %s returning id",
-            [new_count, owner_factor["id"], sign_count])
+            [new_count, owner.factor["id"], owner.sign_count])
         if await cur.fetchone() is None:
             raise _not_verified()
 

@@ -6,17 +6,16 @@ then /verify: a discoverable-credential ceremony, the authenticator names the us
 list and delete a user's passkeys. With GOTRUE_PASSKEY_ENABLED off every /passkeys route
 answers 404 `passkey_disabled` (the admin routes stay).
 
-Each ceremony's state is a row of auth.webauthn_challenges, consumed (deleted) by its verify
-whatever the outcome, so an answer is never accepted twice; a consumed challenge's failure is
-answered after the deletion is committed.
+Each ceremony's state is a row of auth.webauthn_challenges, consumed (deleted) by its verify in
+a transaction of its own before the answer is checked, so the challenge is used up whatever the
+outcome and an answer is never accepted twice.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row
@@ -34,7 +33,6 @@ from server.auth.service import AuthService, RouteSpec
 from server.auth.session_tokens import CommitThen, issue_session
 from server.auth.user_store import UserRow, timestamp, user_by_id
 
-T = TypeVar("T")
 REGISTRATION = "registration"
 AUTHENTICATION = "authentication"
 MAX_FRIENDLY_NAME = 120  # characters
@@ -117,14 +115,6 @@ def _verification_failed(failed: webauthn.CeremonyFailed | None = None) -> AuthE
     return bad_request(codes.WEBAUTHN_VERIFICATION_FAILED, message)
 
 
-async def _after_consuming(work: Callable[[], Awaitable[T]]) -> T:
-    """Run what follows a consumed challenge: any refusal still commits the consumption."""
-    try:
-        return await work()
-    except AuthError as err:
-        raise CommitThen(err) from None
-
-
 # -- challenges ------------------------------------------------------------------------------
 
 async def _store_challenge(svc: AuthService, conn: AsyncConnection, kind: str, user_id: uuid.UUID | None,
@@ -150,7 +140,8 @@ async def _store_challenge(svc: AuthService, conn: AsyncConnection, kind: str, u
 
 async def _consume_challenge(conn: AsyncConnection, challenge_id: uuid.UUID, kind: str,
                              user_id: uuid.UUID | None) -> webauthn.Session:
-    """GoTrue's ConsumeWebAuthnChallengeByID: delete the challenge and return its state."""
+    """GoTrue's ConsumeWebAuthnChallengeByID: delete the challenge and return its state (an
+    expired one is deleted all the same)."""
     cur = await conn.execute(
         "delete from auth.webauthn_challenges where id = %s and challenge_type = %s"
         " and user_id is not distinct from %s returning session_data, expires_at < now()",
@@ -217,7 +208,7 @@ async def registration_options(svc: AuthService, request: Request) -> Response:
             raise unprocessable(codes.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
         name, display = _user_names(caller.user)
         options, session = webauthn.registration_options(
-            rp, user_handle=str(caller.user["id"]).encode(), user_name=name, display_name=display,
+            rp, user_handle=webauthn.user_handle(caller.user["id"]), user_name=name, display_name=display,
             exclude=existing, discoverable=True)
         challenge_id, expires_at = await _store_challenge(svc, conn, REGISTRATION, caller.user["id"], rp, session)
         return {"challenge_id": str(challenge_id), "options": options, "expires_at": expires_at}
@@ -231,15 +222,16 @@ async def registration_verify(svc: AuthService, request: Request) -> Response:
     challenge_id, credential = _verify_params(await read_body(request))
     rp = webauthn.relying_party(svc.ctx)
 
-    async def work(conn: AsyncConnection) -> dict[str, Any]:
+    async def consume(conn: AsyncConnection) -> tuple[Caller, webauthn.Session]:
         caller = await load_caller(svc.ctx, conn, claims)
         _require_not_anonymous(caller)
         _require_not_sso(caller)
         await _require_management_aal(conn, caller)
-        session = await _consume_challenge(conn, challenge_id, REGISTRATION, caller.user["id"])
-        return await _after_consuming(lambda: _register(svc, conn, caller, rp, session, credential))
+        return caller, await _consume_challenge(conn, challenge_id, REGISTRATION, caller.user["id"])
 
-    return json_response(request, await in_transaction(svc.ctx, work))
+    caller, session = await in_transaction(svc.ctx, consume)
+    return json_response(request, await in_transaction(
+        svc.ctx, lambda conn: _register(svc, conn, caller, rp, session, credential)))
 
 
 async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp: webauthn.RelyingParty,
@@ -292,11 +284,9 @@ async def authentication_verify(svc: AuthService, request: Request) -> Response:
     challenge_id, credential = _verify_params(await read_body(request))
     rp = webauthn.relying_party(svc.ctx)
 
-    async def work(conn: AsyncConnection) -> dict[str, Any]:
-        session = await _consume_challenge(conn, challenge_id, AUTHENTICATION, None)
-        return await _after_consuming(lambda: _sign_in(svc, conn, request, rp, session, credential))
-
-    return json_response(request, await in_transaction(svc.ctx, work))
+    session = await in_transaction(svc.ctx, lambda conn: _consume_challenge(conn, challenge_id, AUTHENTICATION, None))
+    return json_response(request, await in_transaction(
+        svc.ctx, lambda conn: _sign_in(svc, conn, request, rp, session, credential)))
 
 
 async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp: webauthn.RelyingParty,
@@ -317,7 +307,7 @@ async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp
     if stored is None:
         raise _verification_failed()
     try:
-        sign_count = webauthn.verify_authentication(rp, session, credential, public_key=bytes(stored[1]),
+        sign_count = webauthn.verify_authentication(rp, session, assertion, public_key=bytes(stored[1]),
                                                     sign_count=int(stored[2]))
     except webauthn.CeremonyFailed as failed:
         raise _verification_failed(failed) from None

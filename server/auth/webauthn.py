@@ -13,6 +13,7 @@ Passkeys and the WebAuthn MFA factor share these ceremonies and these error code
 from __future__ import annotations
 
 import base64
+import uuid
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +34,7 @@ from webauthn.helpers.options_to_json_dict import options_to_json_dict
 from webauthn.helpers.structs import (
     AttestationConveyancePreference,
     AttestationFormat,
+    AuthenticationCredential,
     AuthenticatorSelectionCriteria,
     CredentialDeviceType,
     PublicKeyCredentialDescriptor,
@@ -85,10 +87,10 @@ class Session:
 
     def to_json(self, rp: RelyingParty, expires: str) -> dict[str, Any]:
         out: dict[str, Any] = {"challenge": bytes_to_base64url(self.challenge), "rpId": rp.id,
-                               "user_id": _std_b64(self.user_handle) if self.user_handle is not None else None,
+                               "user_id": std_b64(self.user_handle) if self.user_handle is not None else None,
                                "expires": expires, "userVerification": self.user_verification}
         if self.allowed:
-            out["allowed_credentials"] = [_std_b64(c) for c in self.allowed]
+            out["allowed_credentials"] = [std_b64(c) for c in self.allowed]
         return out
 
     @staticmethod
@@ -100,9 +102,14 @@ class Session:
                        str(data.get("userVerification") or UserVerificationRequirement.PREFERRED.value))
 
 
-def _std_b64(value: bytes) -> str:
-    # Go marshals []byte as standard base64.
+def std_b64(value: bytes) -> str:
+    """Bytes as Go marshals a []byte in JSON: standard base64."""
     return base64.b64encode(value).decode()
+
+
+def user_handle(user_id: uuid.UUID) -> bytes:
+    """GoTrue's WebAuthn user handle: the user id's text."""
+    return str(user_id).encode()
 
 
 def registration_options(rp: RelyingParty, *, user_handle: bytes, user_name: str, display_name: str,
@@ -188,10 +195,12 @@ def verify_registration(rp: RelyingParty, session: Session, credential: Any) -> 
 
 @dataclass(frozen=True)
 class Assertion:
-    """Who an assertion says it is from, read before its signature is checked."""
+    """A navigator.credentials.get() answer, read: who it says it is from, before its
+    signature is checked (verify_authentication)."""
 
     credential_id: bytes
     user_handle: bytes | None
+    parsed: AuthenticationCredential
 
 
 def read_assertion(credential: Any) -> Assertion:
@@ -205,26 +214,22 @@ def read_assertion(credential: Any) -> Assertion:
     credential_id, user_handle = parsed.raw_id, parsed.response.user_handle
     if not credential_id or len(credential_id) > MAX_CREDENTIAL_ID or (user_handle and len(user_handle) > MAX_USER_HANDLE):
         raise CeremonyFailed("rawId or userHandle out of bounds", malformed=True)
-    return Assertion(credential_id, user_handle or None)
+    return Assertion(credential_id, user_handle or None, parsed)
 
 
-def verify_authentication(rp: RelyingParty, session: Session, credential: Any, *, public_key: bytes,
+def verify_authentication(rp: RelyingParty, session: Session, assertion: Assertion, *, public_key: bytes,
                           sign_count: int) -> int:
-    """Check a navigator.credentials.get() answer against the ceremony's state and the stored
+    """Check an assertion (read_assertion) against the ceremony's state and the stored
     credential; the authenticator's new sign count.
 
     A counter that does not move forward (while either side counts) means a cloned
     authenticator or a replayed answer, and fails.
     """
-    if session.allowed and read_assertion(credential).credential_id not in session.allowed:
+    if session.allowed and assertion.credential_id not in session.allowed:
         raise CeremonyFailed("credential not among the allowed credentials")
     try:
-        parsed = parse_authentication_credential_json(credential)
-    except Exception as exc:
-        raise CeremonyFailed(str(exc) or type(exc).__name__, malformed=True) from None
-    try:
         verified = verify_authentication_response(
-            credential=parsed, expected_challenge=session.challenge, expected_rp_id=rp.id,
+            credential=assertion.parsed, expected_challenge=session.challenge, expected_rp_id=rp.id,
             expected_origin=list(rp.origins), credential_public_key=public_key,
             credential_current_sign_count=sign_count, require_user_verification=False)
     except Exception as exc:  # any malformed part (base64, CBOR, signature encoding) is the client's fault

@@ -143,6 +143,13 @@ def test_a_challenge_is_used_once(api: httpx.Client, user: dict[str, Any]) -> No
     assert error(api.post("/passkeys/authentication/verify", json=bad))[1] == "webauthn_verification_failed"
     good = {"challenge_id": body["challenge_id"], "credential": device.get(body["options"])}
     assert error(api.post("/passkeys/authentication/verify", json=good))[1] == "webauthn_challenge_not_found"
+    # So does a failed registration, and nothing is registered.
+    options = api.post("/passkeys/registration/options", headers=bearer(user), json={}).json()
+    spoilt = {"challenge_id": options["challenge_id"], "credential": device.create(options["options"], origin="http://evil.example")}
+    assert error(api.post("/passkeys/registration/verify", headers=bearer(user), json=spoilt))[1] == "webauthn_verification_failed"
+    retried = {"challenge_id": options["challenge_id"], "credential": device.create(options["options"])}
+    assert error(api.post("/passkeys/registration/verify", headers=bearer(user), json=retried))[1] == "webauthn_challenge_not_found"
+    assert len(api.get("/passkeys", headers=bearer(user)).json()) == 1
     # A registration challenge is no sign-in challenge, and the other way round.
     reg = api.post("/passkeys/registration/options", headers=bearer(user), json={}).json()
     wrong_kind = {"challenge_id": reg["challenge_id"], "credential": device.get(reg["options"])}
