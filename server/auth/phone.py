@@ -56,11 +56,12 @@ INVALID_CHANNEL = ("Invalid channel, supported values are 'sms' or 'whatsapp'. '
 DUPLICATE_PHONE = "A user with this phone number has already been registered"
 _E164 = re.compile(r"[1-9][0-9]{1,14}")
 
-# What each kind of code is kept in: (token column, sent-at column, one_time_tokens type).
+# What each kind of code is kept in: (token column, sent-at column); the column's name is the
+# one_time_tokens type too.
 _OTP_COLUMNS = {
-    "confirmation": ("confirmation_token", "confirmation_sent_at", "confirmation_token"),
-    "phone_change": ("phone_change_token", "phone_change_sent_at", "phone_change_token"),
-    "reauthentication": ("reauthentication_token", "reauthentication_sent_at", "reauthentication_token"),
+    "confirmation": ("confirmation_token", "confirmation_sent_at"),
+    "phone_change": ("phone_change_token", "phone_change_sent_at"),
+    "reauthentication": ("reauthentication_token", "reauthentication_sent_at"),
 }
 
 
@@ -103,7 +104,7 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Re
     """GoTrue's sendPhoneConfirmation: a code for `otp_type` (confirmation, phone_change or
     reauthentication) to `phone`, its hash kept on the user. Returns the message id GoTrue
     answers ("test-otp" for a test number, else none)."""
-    token_column, sent_column, ott_type = _OTP_COLUMNS[otp_type]
+    token_column, sent_column = _OTP_COLUMNS[otp_type]
     await _check_frequency(svc, conn, user["id"], sent_column)
     code = await sms.send_otp(svc, conn, phone=phone, kind=otp_type, user=user, request=request)
     hashed = mail.token_hash(phone, code)
@@ -112,7 +113,7 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Re
                 " phone_change = case when %s then %s else phone_change end where id = %s").format(
             token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
         [hashed, otp_type == "phone_change", phone, user["id"]])
-    await save_one_time_token(conn, user["id"], ott_type, hashed, phone)
+    await save_one_time_token(conn, user["id"], token_column, hashed, phone)
     return "test-otp" if sms.test_otp(svc.ctx.settings, phone) is not None else ""
 
 
@@ -286,7 +287,7 @@ async def _code_matches(settings: Settings, conn: AsyncConnection, user: UserRow
     fixed = sms.test_otp(settings, phone)
     if fixed is not None and hmac.compare_digest(token.encode(), fixed.encode()):
         return True
-    token_column, sent_column, _ = _OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"]
+    token_column, sent_column = _OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"]
     cur = await conn.execute(
         sql.SQL("select coalesce({token}, ''), coalesce({sent} + make_interval(secs => %s) >= now(), false)"
                 " from auth.users where id = %s").format(
