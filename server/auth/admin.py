@@ -18,12 +18,13 @@ from server.auth import error_codes as codes
 from server.auth import mail, metadata, passwords
 from server.auth.authn import require_admin
 from server.auth.db import in_transaction
-from server.auth.errors import bad_request, not_found, unprocessable
+from server.auth.errors import bad_request, go_quote, not_found, unprocessable
 from server.auth.http import Body, json_response, path_uuid, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.user import merge_metadata
 from server.auth.user_store import (
     AUDIENCE,
+    DUPLICATE_EMAIL,
     USER_SELECT,
     UserRow,
     confirm_email,
@@ -53,28 +54,14 @@ def parse_ban_duration(value: str) -> timedelta | None:
     return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in parts))
 
 
-def _go_quote(text: str) -> str:
-    """Go's strconv.Quote, as its parse errors show the text (printable characters kept)."""
-    named = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    out = []
-    for c in text:
-        if c in named:
-            out.append(named[c])
-        elif c.isprintable():
-            out.append(c)
-        else:
-            out.append(f"\\x{ord(c):02x}" if ord(c) < 0x80 else f"\\u{ord(c):04x}")
-    return '"' + "".join(out) + '"'
-
-
 def _page_number(name: str, text: str, default: int, maximum: int, too_large: str) -> int:
     """GoTrue's Paginate for one parameter: strconv.ParseUint, then its bounds."""
     if text == "":
         return default
     if not (text.isascii() and text.isdigit()):
-        raise ValueError(f"strconv.ParseUint: parsing {_go_quote(text)}: invalid syntax")
+        raise ValueError(f"strconv.ParseUint: parsing {go_quote(text)}: invalid syntax")
     if len(text.lstrip("0")) > 20 or int(text) > 2**64 - 1:
-        raise ValueError(f"strconv.ParseUint: parsing {_go_quote(text)}: value out of range")
+        raise ValueError(f"strconv.ParseUint: parsing {go_quote(text)}: value out of range")
     value = int(text)
     if value == 0:
         raise ValueError(f"{name} must be greater than 0")
@@ -162,7 +149,7 @@ async def create(svc: AuthService, request: Request) -> Response:
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         if await user_by_email(conn, email) is not None:
-            raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
+            raise unprocessable(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
         user_id = await create_user(conn, email=email, password_hash=password_hash,
                                     user_meta=body.obj("user_metadata") or {}, app_meta=app_meta, exact_metadata=True)
         await _apply_admin_fields(conn, user_id, body, ban)
@@ -203,7 +190,7 @@ async def update(svc: AuthService, request: Request) -> Response:
             raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
         if email and email != (user["email"] or "").lower():
             if await user_by_email(conn, email) is not None:
-                raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
+                raise unprocessable(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
             await conn.execute("update auth.users set email = %s, updated_at = now() where id = %s", [email, user_id])
             await conn.execute("update auth.identities set identity_data = identity_data || jsonb_build_object('email', %s::text)"
                                " where user_id = %s and provider = 'email'", [email, user_id])
@@ -275,7 +262,7 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
         user = await user_by_email(conn, email, lock=True)
         if kind in ("signup", "invite"):
             if user is not None and user["email_confirmed_at"] is not None:
-                raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
+                raise unprocessable(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
             if user is None:
                 user_id = await create_user(conn, email=email, password_hash=password_hash, user_meta=data,
                                             app_meta={"provider": "email", "providers": ["email"]},

@@ -63,6 +63,22 @@ def weak_password(message: str, reasons: list[str]) -> AuthError:
     return AuthError(422, codes.WEAK_PASSWORD, message, {"weak_password": {"reasons": reasons}})
 
 
+def go_quote(text: str) -> str:
+    """Go's strconv.Quote (%q), as GoTrue's messages show a value the caller sent."""
+    named = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    out = []
+    for c in text:
+        if c in named:
+            out.append(named[c])
+        elif c.isprintable():
+            out.append(c)
+        elif ord(c) < 0x80:
+            out.append(f"\\x{ord(c):02x}")
+        else:
+            out.append(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+    return '"' + "".join(out) + '"'
+
+
 def api_version(request: Request) -> str | None:
     """The API version the client asked for, when it is a known one (a date >= 2024-01-01)."""
     value = request.headers.get(API_VERSION_HEADER, "").strip()

@@ -23,7 +23,7 @@ from server.auth import gates, mail
 from server.auth.errors import bad_request, forbidden, internal, unprocessable
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
-from server.auth.user_store import AUDIENCE, UserRow, confirm_email, create_user, written_user
+from server.auth.user_store import AUDIENCE, DUPLICATE_EMAIL, UserRow, confirm_email, create_user, written_user
 
 # GoTrue's provider.Claims, in its field order: the claim, and its Go type. structs.Map keeps a
 # field when it is not the zero value, except email_verified and phone_verified (always there).
@@ -267,7 +267,7 @@ async def link(svc: AuthService, conn: AsyncConnection, request: Request, target
     target = await written_user(conn, target_id)
     if not target["email"]:
         if not await update_email_from_identities(svc, conn, target):
-            raise bad_request(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
+            raise bad_request(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
         if not data.metadata.get("email_verified"):
             email = (await written_user(conn, target_id))["email"]
             if email:

@@ -24,9 +24,8 @@ from server.auth.db import in_transaction
 from server.auth.errors import unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, RouteSpec, validate_email
-from server.auth.user_store import UserRow, create_user, save_one_time_token, user_by_email, user_json, written_user
+from server.auth.user_store import DUPLICATE_EMAIL, UserRow, create_user, save_one_time_token, user_by_email, user_json, written_user
 
-DUPLICATE_EMAIL = "A user with this email address has already been registered"
 
 
 async def send_invite(svc: AuthService, conn: AsyncConnection, user_id: Any, email: str, redirect_to: str) -> None:

@@ -21,7 +21,7 @@ from psycopg.types.json import Jsonb
 from starlette.requests import Request
 
 from server.auth import error_codes as codes
-from server.auth.errors import AuthError, forbidden, not_found, unprocessable
+from server.auth.errors import AuthError, forbidden, go_quote, not_found, unprocessable
 from server.auth.http import Body, client_inet
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
@@ -188,11 +188,6 @@ async def insert_factor(call: MfaCall, *, factor_type: str, friendly_name: str, 
         row = await cur.fetchone()
     assert row is not None
     return cast(FactorRow, row)
-
-
-def go_quote(text: str) -> str:
-    """Go's %q for the printable text a name normally is."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 # -- challenges ----------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from starlette.responses import Response
 from server.auth import error_codes as codes
 from server.auth import gates, mail, metadata, passwords, sessions, sms
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request, forbidden, too_many_requests, unprocessable
+from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import Body, json_response
 from server.auth.identities import claims_map, create_identity, update_providers
 from server.auth.service import AuthService, validate_email
@@ -48,7 +48,6 @@ from server.config import Settings
 
 PROVIDER = "phone"
 VERIFY_TYPES = ("sms", "phone_change")
-MAX_FREQUENCY_SECONDS = 60  # GoTrue's GOTRUE_SMS_MAX_FREQUENCY default: one SMS a minute per column
 EXPIRED = "Token has expired or is invalid"
 INVALID_FORMAT = "Invalid phone number format (E.164 required)"
 INVALID_CHANNEL = ("Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if"
@@ -105,7 +104,7 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Re
     reauthentication) to `phone`, its hash kept on the user. Returns the message id GoTrue
     answers ("test-otp" for a test number, else none)."""
     token_column, sent_column = _OTP_COLUMNS[otp_type]
-    await _check_frequency(svc, conn, user["id"], sent_column)
+    await svc.limiter.check_sms_frequency(conn, user["id"], sent_column)
     code = await sms.send_otp(svc, conn, phone=phone, kind=otp_type, user=user, request=request)
     hashed = mail.token_hash(phone, code)
     await conn.execute(
@@ -115,22 +114,6 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Re
         [hashed, otp_type == "phone_change", phone, user["id"]])
     await save_one_time_token(conn, user["id"], token_column, hashed, phone)
     return "test-otp" if sms.test_otp(svc.ctx.settings, phone) is not None else ""
-
-
-async def _check_frequency(svc: AuthService, conn: AsyncConnection, user_id: Any, sent_column: str) -> None:
-    """One SMS per minute for each kind of code (before the test-number check, as GoTrue: test
-    numbers behave like real ones). Applied with the other rate limits."""
-    if not svc.limiter.enabled:
-        return
-    cur = await conn.execute(
-        sql.SQL("select floor(extract(epoch from {sent} + make_interval(secs => %s) - now()))"
-                " from auth.users where id = %s and {sent} + make_interval(secs => %s) >= now()").format(
-            sent=sql.Identifier(sent_column)),
-        [MAX_FREQUENCY_SECONDS, user_id, MAX_FREQUENCY_SECONDS])
-    row = await cur.fetchone()
-    if row is not None:
-        raise too_many_requests(codes.OVER_SMS_SEND_RATE_LIMIT,
-                                f"For security purposes, you can only request this after {int(row[0])} seconds.")
 
 
 def _message(message_id: str) -> dict[str, str]:

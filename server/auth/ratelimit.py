@@ -56,7 +56,9 @@ ACCOUNT_BUCKET = "password_failures"
 SIGN_IN_SIGN_UPS = ("signup", "otp", "magiclink", "recover", "resend", "user")
 GOTRUE_BURST = 30  # apilimiter's SetBurst(30) of the per-5-minute limiters
 FIVE_MINUTES, HOUR = 300, 3600
-MAIL_INTERVAL_SECONDS = 60  # GoTrue's SMTP.MaxFrequency default: one mail of each kind a minute per user
+# GoTrue's SMTP.MaxFrequency and Sms.MaxFrequency defaults: one mail, or SMS, of each kind a
+# minute per user.
+SEND_INTERVAL_SECONDS = 60
 
 
 def per_five_minutes(count: int) -> Limit:
@@ -212,16 +214,27 @@ class RateLimiter:
     async def check_mail_frequency(self, conn: AsyncConnection, user_id: Any, sent_at_column: str) -> None:
         """A mail about to be sent to a user: GoTrue's per-user frequency (one a minute for each
         kind, from the `sent_at_column` of auth.users), then the whole server's email_sent count."""
+        await self._check_frequency(conn, user_id, sent_at_column, codes.OVER_EMAIL_SEND_RATE_LIMIT)
+        self.check_email()
+
+    async def check_sms_frequency(self, conn: AsyncConnection, user_id: Any, sent_at_column: str) -> None:
+        """An SMS about to be sent to a user: the same per-user frequency (the server's sms_sent
+        count is taken when it is sent, test numbers excepted)."""
+        await self._check_frequency(conn, user_id, sent_at_column, codes.OVER_SMS_SEND_RATE_LIMIT)
+
+    async def _check_frequency(self, conn: AsyncConnection, user_id: Any, sent_at_column: str, code: str) -> None:
+        """429 while the last send of this kind is under SEND_INTERVAL_SECONDS old, with the
+        seconds left truncated as GoTrue's generateFrequencyLimitErrorMessage does."""
         if not self.enabled:
             return
         cur = await conn.execute(
-            sql.SQL("select ceil(extract(epoch from {} + make_interval(secs => %s) - now())) from auth.users"
-                    " where id = %s").format(sql.Identifier(sent_at_column)), [MAIL_INTERVAL_SECONDS, user_id])
+            sql.SQL("select floor(extract(epoch from {sent} + make_interval(secs => %s) - now())) from auth.users"
+                    " where id = %s and {sent} + make_interval(secs => %s) >= now()").format(
+                sent=sql.Identifier(sent_at_column)),
+            [SEND_INTERVAL_SECONDS, user_id, SEND_INTERVAL_SECONDS])
         row = await cur.fetchone()
-        if row and row[0] is not None and row[0] > 0:
-            raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT,
-                                    f"For security purposes, you can only request this after {int(row[0])} seconds.")
-        self.check_email()
+        if row is not None:
+            raise too_many_requests(code, f"For security purposes, you can only request this after {int(row[0])} seconds.")
 
     def check_sms(self) -> None:
         """Count one SMS about to be sent (the whole server's sms_sent bucket, per hour)."""

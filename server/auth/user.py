@@ -17,7 +17,7 @@ from server.auth.db import in_transaction
 from server.auth.errors import forbidden, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
-from server.auth.user_store import UserRow, email_identity_data, save_one_time_token, user_json, written_user
+from server.auth.user_store import DUPLICATE_EMAIL, UserRow, email_identity_data, save_one_time_token, user_json, written_user
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:
@@ -91,7 +91,7 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller,
     cur = await conn.execute("select 1 from auth.users where lower(email) = %s and id <> %s and not is_sso_user",
                              [email, caller.user["id"]])
     if await cur.fetchone() is not None:
-        raise unprocessable(codes.EMAIL_EXISTS, "A user with this email address has already been registered")
+        raise unprocessable(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
     if svc.ctx.settings.mailer_autoconfirm or caller.user["is_anonymous"]:
         await apply_email_change(conn, caller.user, email)
         return

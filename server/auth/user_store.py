@@ -14,6 +14,8 @@ from psycopg.types.json import Jsonb
 from server.auth.errors import internal
 from server.auth.mfa_json import factor_json
 
+# GoTrue's email_exists message (admin create/update, invite, e-mail change, identity linking).
+DUPLICATE_EMAIL = "A user with this email address has already been registered"
 INSTANCE_ID = "00000000-0000-0000-0000-000000000000"
 AUDIENCE = "authenticated"
 ROLE = "authenticated"

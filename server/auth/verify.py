@@ -195,11 +195,9 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str | l
         else:
             await conn.execute("update auth.users set recovery_token = case when recovery_token = any(%s) then ''"
                                " else recovery_token end where id = %s", [hashes, user_id])
-            await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_hash = any(%s)",
-                               [user_id, hashes])
             if kind in ("signup", "invite"):
                 await invite.accept(conn, user)
-            await confirm_email(conn, user_id)
+            await confirm_email(conn, user_id)  # spends every pending code, this one included
         if pkce_method is not None:  # the session comes from POST /token?grant_type=pkce
             return {"auth_code": await pkce.issue_auth_code(conn, user_id, pkce_method)}, 0
         evicted = await sessions.evict_least_recently_used(ctx, conn, user_id)
