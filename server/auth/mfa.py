@@ -51,8 +51,8 @@ from server.auth.mfa_totp import TotpKind
 from server.auth.mfa_webauthn import WebAuthnKind
 from server.auth.phone import validate_phone
 from server.auth.service import AuthService, RouteSpec
-from server.auth.session_tokens import new_refresh_token, session_aal, session_amr, token_response
-from server.auth.user_store import INSTANCE_ID, user_by_id, written_user
+from server.auth.session_tokens import session_aal, session_amr, swap_refresh_token, token_response
+from server.auth.user_store import user_by_id, written_user
 
 __all__ = ["KINDS", "ROUTES", "FactorKind"]
 
@@ -188,7 +188,7 @@ async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[
         " values (%s, now(), now(), %s, gen_random_uuid())"
         " on conflict (session_id, authentication_method) do update set updated_at = now()",
         [session_id, kind.amr_method])
-    refresh = await _swap_refresh_token(conn, session_id, user_id)
+    refresh = await swap_refresh_token(conn, session_id, user_id)
     await conn.execute("update auth.sessions set aal = 'aal2', factor_id = %s, updated_at = now() where id = %s",
                        [factor["id"], session_id])
     response = token_response(call.svc.ctx, user, session_id, refresh, await session_amr(conn, session_id), AAL2)
@@ -197,20 +197,6 @@ async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[
     await conn.execute("delete from auth.mfa_factors where user_id = %s and status = 'unverified' and factor_type = %s",
                        [user_id, factor["factor_type"]])
     return response
-
-
-async def _swap_refresh_token(conn: AsyncConnection, session_id: uuid.UUID, user_id: uuid.UUID) -> str:
-    """GoTrue's GrantRefreshTokenSwap: the session's current token is revoked and replaced."""
-    token = new_refresh_token()
-    await conn.execute(
-        "with cur_token as (select id, token from auth.refresh_tokens where session_id = %(sid)s and not revoked"
-        "   order by id desc limit 1 for update),"
-        " revoked as (update auth.refresh_tokens r set revoked = true, updated_at = now()"
-        "   from cur_token where r.id = cur_token.id)"
-        " insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)"
-        " values (%(instance)s, %(token)s, %(uid)s, false, now(), now(), (select token from cur_token), %(sid)s)",
-        {"sid": session_id, "instance": INSTANCE_ID, "token": token, "uid": str(user_id)})
-    return token
 
 
 async def unenroll(svc: AuthService, request: Request) -> Response:

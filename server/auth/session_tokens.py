@@ -186,6 +186,20 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
                           await session_aal(conn, session_id))
 
 
+async def swap_refresh_token(conn: AsyncConnection, session_id: uuid.UUID, user_id: uuid.UUID) -> str:
+    """GoTrue's GrantRefreshTokenSwap: the session's current token is revoked and replaced."""
+    token = new_refresh_token()
+    await conn.execute(
+        "with cur_token as (select id, token from auth.refresh_tokens where session_id = %(sid)s and not revoked"
+        "   order by id desc limit 1 for update),"
+        " revoked as (update auth.refresh_tokens r set revoked = true, updated_at = now()"
+        "   from cur_token where r.id = cur_token.id)"
+        " insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)"
+        " values (%(instance)s, %(token)s, %(uid)s, false, now(), now(), (select token from cur_token), %(sid)s)",
+        {"sid": session_id, "instance": INSTANCE_ID, "token": token, "uid": str(user_id)})
+    return token
+
+
 class CommitThen(Exception):
     """Commit the transaction's writes, then answer `error` (GoTrue's NewCommitWithError)."""
 
