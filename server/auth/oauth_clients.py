@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 import secrets
 import uuid
 from typing import Any
@@ -28,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
+from server.auth import gourl
 from server.auth.admin import paginate, pagination_headers
 from server.auth.authn import require_admin
 from server.auth.db import in_transaction
@@ -44,10 +44,6 @@ AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 PUBLIC, CONFIDENTIAL = "public", "confidential"
 _DANGEROUS_SCHEMES = ("javascript", "data", "file", "vbscript", "about", "blob")
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
-_BAD_HOST_CHAR = re.compile(r"[ <>\"{}|\\^`]")
 _COLUMNS = sql.SQL("id, client_secret_hash, registration_type::text, client_type::text, redirect_uris, grant_types,"
                    " client_name, client_uri, logo_uri, token_endpoint_auth_method, created_at, updated_at")
 NOT_FOUND = "OAuth client not found"
@@ -102,61 +98,20 @@ def _texts(data: dict[str, Any], key: str) -> list[str] | None:
 
 # -- validation (oauthserver/service.go) -------------------------------------------------------
 
-def _go_host(netloc: str) -> str:
-    """url.URL.Hostname(): the host without user info, port or IPv6 brackets, case kept."""
-    host = netloc.rsplit("@", 1)[-1]
-    if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host[1:]
-    return host.split(":", 1)[0]
-
-
-def _valid_optional_port(host_port: str) -> bool:
-    """Go's validOptionalPort on what follows the host: nothing, or ":" and ASCII digits."""
-    if host_port.startswith("["):
-        close = host_port.find("]")
-        if close < 0:
-            return False
-        port = host_port[close + 1:]
-    else:
-        colon = host_port.rfind(":")
-        port = host_port[colon:] if colon >= 0 else ""
-    return port == "" or (port[0] == ":" and all("0" <= c <= "9" for c in port[1:]))
-
-
-def _parse_url(uri: str) -> tuple[str, str, str] | None:
-    """(scheme, host, fragment) as Go's url.Parse reads them, or None where it fails."""
-    if _CONTROL.search(uri) or _BAD_ESCAPE.search(uri):
-        return None
-    before_hash, _, fragment = uri.partition("#")
-    match = _SCHEME.match(before_hash)
-    if match is None:
-        if ":" in before_hash.split("/", 1)[0]:
-            return None  # "first path segment in URL cannot contain colon"
-        return "", "", fragment
-    scheme, rest = match.group(1).lower(), before_hash[match.end():]
-    if not rest.startswith("//"):
-        return scheme, "", fragment
-    netloc = re.split(r"[/?]", rest[2:], maxsplit=1)[0]
-    host_port = netloc.rsplit("@", 1)[-1]
-    if _BAD_HOST_CHAR.search(host_port) or not _valid_optional_port(host_port):
-        return None
-    return scheme, netloc, fragment
-
-
 def _redirect_uri_problem(uri: str) -> str | None:
     if uri == "":
         return "redirect URI cannot be empty"
-    parsed = _parse_url(uri)
-    if parsed is None:
+    try:
+        parsed = gourl.parse(uri)
+    except gourl.URLError:
         return "invalid URL format"
-    scheme, netloc, fragment = parsed
-    if not scheme or not netloc:
+    if not parsed.scheme or not parsed.host:
         return "must have scheme and host"
-    if scheme in _DANGEROUS_SCHEMES:
-        return f"scheme '{scheme}' is not allowed for security reasons"
-    if scheme == "http" and _go_host(netloc) not in _LOOPBACK:
+    if parsed.scheme in _DANGEROUS_SCHEMES:
+        return f"scheme '{parsed.scheme}' is not allowed for security reasons"
+    if parsed.scheme == "http" and parsed.hostname() not in _LOOPBACK:
         return "HTTP scheme only allowed for localhost"
-    if fragment:
+    if parsed.fragment:
         return "fragment not allowed in redirect URI"
     return None
 
@@ -186,26 +141,15 @@ def _check_client_name(name: str) -> None:
         raise _Invalid(f"client_name cannot exceed {MAX_CLIENT_NAME_BYTES} characters")
 
 
-def _request_uri_ok(uri: str) -> bool:
-    """Go's url.ParseRequestURI: an absolute URI or an absolute path."""
-    if _CONTROL.search(uri) or _BAD_ESCAPE.search(uri):
-        return False
-    if uri.startswith("/"):
-        return True
-    match = _SCHEME.match(uri)
-    if match is None:
-        return False
-    rest = uri[match.end():]
-    return not rest.startswith("//") or _parse_url(uri) is not None
-
-
 def _check_uri(name: str, uri: str) -> None:
     if uri == "":
         return
     if len(uri.encode()) > MAX_URI_BYTES:
         raise _Invalid(f"{name} cannot exceed {MAX_URI_BYTES} characters")
-    if not _request_uri_ok(uri):
-        raise _Invalid(f"{name} must be a valid URL")
+    try:
+        gourl.parse_request_uri(uri)
+    except gourl.URLError:
+        raise _Invalid(f"{name} must be a valid URL") from None
 
 
 def _type_of_method(method: str) -> str:

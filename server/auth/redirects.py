@@ -16,13 +16,11 @@ import ipaddress
 import re
 from functools import lru_cache
 
+from server.auth import gourl
+
 SEPARATORS = "./"
 _DECIMAL = re.compile(r"[0-9]+")
 _REGULAR_HOSTNAME = re.compile(r"[a-zA-Z0-9]([a-zA-Z0-9.-]*[a-zA-Z0-9])?")
-_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*")
-_BAD_ESCAPE = re.compile(r"%(?![0-9a-fA-F]{2})")
-_USERINFO = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:%]*")
-_HOST = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=%\x80-\U0010ffff]*")
 
 
 class GlobError(ValueError):
@@ -119,80 +117,55 @@ def matches_allow_list(entries: tuple[str, ...], url: str) -> bool:
     return any(pattern.fullmatch(target) for pattern in compile_allow_list(entries))
 
 
-class _Url:
-    """What Go's url.Parse gives IsRedirectURLValid: scheme (lower-cased), Hostname(), Port()."""
-
-    def __init__(self, scheme: str, host: str, port: str) -> None:
-        self.scheme, self.host, self.port = scheme, host, port
-
-
-def parse(raw: str) -> _Url | None:
-    """Go's url.Parse, as far as this check needs it; None where Go answers an error."""
-    if _BAD_ESCAPE.search(raw.split("#", 1)[0]):
+def _parse(raw: str) -> gourl.URL | None:
+    """Go's url.Parse; None where it answers an error."""
+    try:
+        return gourl.parse(raw)
+    except gourl.URLError:
         return None
-    scheme, colon, rest = raw.partition(":")
-    if not colon or not _SCHEME.fullmatch(scheme):
-        # No scheme: Go refuses a relative URL whose first segment holds a colon.
-        first_segment = raw.split("/", 1)[0]
-        if ":" in first_segment:
-            return None
-        return _Url("", "", "")
-    rest = rest.split("#", 1)[0].split("?", 1)[0]
-    if not rest.startswith("//"):
-        return _Url(scheme.lower(), "", "")
-    authority = rest[2:].split("/", 1)[0]
-    userinfo, at, hostport = authority.rpartition("@")
-    if at and not _USERINFO.fullmatch(userinfo):
-        return None
-    host, port = hostport, ""
-    if hostport.startswith("["):
-        end = hostport.find("]")
-        if end == -1:
-            return None
-        host, after = hostport[1:end], hostport[end + 1:]
-        if after and not re.fullmatch(r":[0-9]*", after):
-            return None
-        port = after[1:]
-    elif ":" in hostport:
-        host, _, port = hostport.rpartition(":")
-        if not port.isascii() or (port and not port.isdigit()):
-            return None
-    if not hostport.startswith("[") and not _HOST.fullmatch(host):
-        return None
-    return _Url(scheme.lower(), host, port)
 
 
 def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """net.ParseIP: an IPv4 or IPv6 address, never with a zone."""
+    if "%" in host:
+        return None
     try:
         return ipaddress.ip_address(host)
     except ValueError:
         return None
 
 
+def _is_loopback(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """net.IP.IsLoopback: an IPv4-mapped address is judged as its IPv4 address."""
+    mapped = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else None
+    return (mapped or ip).is_loopback
+
+
 def _is_localhost(host: str) -> bool:
     ip = _ip(host)
-    return host == "localhost" or (ip is not None and ip.is_loopback)
+    return host == "localhost" or (ip is not None and _is_loopback(ip))
 
 
 def is_redirect_url_valid(site_url: str, allow_list: tuple[str, ...], redirect_url: str) -> bool:
     if not redirect_url or any(ord(c) <= 0x20 or ord(c) == 0x7F for c in redirect_url):
         return False
-    base = parse(site_url)
+    base = _parse(site_url)
     if base is None:
         return False
-    ref = parse(redirect_url)
+    ref = _parse(redirect_url)
     if ref is None:
         if redirect_url.lower().startswith(("http://", "https://")):
             return False
     else:
-        if base.host == ref.host and base.scheme == ref.scheme and (base.port == ref.port or _is_localhost(ref.host)):
+        host = ref.hostname()
+        if base.hostname() == host and base.scheme == ref.scheme and (base.port() == ref.port() or _is_localhost(host)):
             return True
         is_http = ref.scheme in ("http", "https")
-        if _DECIMAL.fullmatch(ref.host):
+        if _DECIMAL.fullmatch(host):
             return False
-        ip = _ip(ref.host)
+        ip = _ip(host)
         if ip is not None:
-            return ip.is_loopback
-        if is_http and not _REGULAR_HOSTNAME.fullmatch(ref.host):
+            return _is_loopback(ip)
+        if is_http and not _REGULAR_HOSTNAME.fullmatch(host):
             return False
     return matches_allow_list(allow_list, redirect_url)

@@ -112,6 +112,14 @@ def test_public_client_types_and_methods(oapi: httpx.Client) -> None:
      "400: invalid redirect_uri 'https://a.example.com:port/cb': invalid URL format"),
     ({"redirect_uris": ["https://a.example.com/%zz"]},
      "400: invalid redirect_uri 'https://a.example.com/%zz': invalid URL format"),
+    # Go's url.Parse (server/auth/gourl.py): the fragment is unescaped, a host may not escape ASCII
+    ({"redirect_uris": ["https://a.example.com/cb#%zz"]},
+     "400: invalid redirect_uri 'https://a.example.com/cb#%zz': invalid URL format"),
+    ({"redirect_uris": ["https://%61.example.com/cb"]},
+     "400: invalid redirect_uri 'https://%61.example.com/cb': invalid URL format"),
+    ({"redirect_uris": ["https://user@/cb"]}, "400: invalid redirect_uri 'https://user@/cb': must have scheme and host"),
+    # url.ParseRequestURI does not cut a fragment off: '#' is then a character of the host
+    ({"client_uri": "https://app.example.com#about"}, "400: client_uri must be a valid URL"),
     ({"grant_types": ["password"]}, "400: grant_types must only contain 'authorization_code' and/or 'refresh_token'"),
     ({"client_name": "é" * 513}, "400: client_name cannot exceed 1024 characters"),
     ({"client_uri": "not a url"}, "400: client_uri must be a valid URL"),
@@ -130,6 +138,17 @@ def test_create_validation_as_gotrue(oapi: httpx.Client, fields: dict[str, Any],
 def test_loopback_and_custom_scheme_redirects(oapi: httpx.Client) -> None:
     uris = ["http://localhost:3000/cb", "http://127.0.0.1/cb", "http://[::1]:8080/cb", "myapp://callback"]
     assert _create(oapi, redirect_uris=uris)["redirect_uris"] == uris
+
+
+def test_uris_go_accepts(oapi: httpx.Client) -> None:
+    # Go's url.Parse keeps a query raw (a bad escape in it is no error), allows '<' '>' '"' in a host and
+    # '@' in the user info; url.ParseRequestURI takes a '#' after the host as part of the path
+    uris = ["https://a.example.com/cb?x=%zz", 'https://a<b>"c.example.com/cb', "https://us@er@a.example.com/cb",
+            "https://ex%C3%A4mple.com/cb"]
+    created = _create(oapi, redirect_uris=uris, client_uri="https://app.example.com/#about",
+                      logo_uri="https://app.example.com/logo.png?v=%zz")
+    assert created["redirect_uris"] == uris
+    assert created["client_uri"] == "https://app.example.com/#about"
 
 
 @pytest.mark.parametrize("body", [b"", b"[]", b"{", b'{"redirect_uris": "https://a.example.com"}',

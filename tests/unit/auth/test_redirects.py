@@ -59,6 +59,15 @@ def test_broken_patterns_are_errors_and_match_nothing(pattern: str) -> None:
     ("https://example.com/%zz", False),  # Go's url.Parse refuses it
     ("javascript:alert(1)", False),
     ("//evil.com/x", False),
+    # Go's url.Parse, as gourl ports it: the query is never unescaped, the fragment is
+    ("https://example.com/cb?next=%zz", True),
+    ("https://example.com/cb#%zz", False),
+    ("https://us@er:p@ss@example.com/cb", True),  # '@' in the user info; the host is after the last
+    ("//127.0.0.1/cb", True),  # a scheme-relative URL has a host: a loopback address
+    ("//2130706433/", False),
+    ("https://%41.example.com/", False),  # ASCII escaped in a host: Go refuses the URL
+    ("http://[::ffff:127.0.0.1]:3000/cb", True),  # net.IP.IsLoopback reads an IPv4-mapped address as IPv4
+    ("http://[::1%25en0]:3000/cb", False),  # net.ParseIP takes no zone: an unusual http(s) host
 ])
 def test_redirect_rules_without_allow_list(url: str, expected: bool) -> None:
     assert is_redirect_url_valid(SITE, (), url) is expected
@@ -78,3 +87,13 @@ def test_allow_list_entries() -> None:
     # a scheme Go cannot parse (underscore) still matches the list, as GoTrue allows
     assert is_redirect_url_valid(SITE, allow, "com.my_app.example://callback")
     assert not is_redirect_url_valid(SITE, allow, "com.my_app.example://other")
+
+
+def test_hosts_go_accepts_reach_the_allow_list() -> None:
+    # '<', '>' and '"' are host characters to Go; a non-http(s) URL with them is matched against the list
+    assert is_redirect_url_valid(SITE, ("myapp://**",), 'myapp://a<b>"c/cb')
+    # an http(s) host with them is an unusual host, refused before the list
+    assert not is_redirect_url_valid(SITE, ("https://**",), "https://a<b>.example.org/cb")
+    # a bad escape in the fragment fails url.Parse, so an http(s) URL is refused even when listed
+    assert not is_redirect_url_valid(SITE, ("https://app.example.org/**",), "https://app.example.org/cb#%zz")
+    assert is_redirect_url_valid(SITE, ("https://app.example.org/**",), "https://app.example.org/cb?x=%zz")
