@@ -2,6 +2,7 @@ import { supabase } from "@/lib/supabase";
 import { BOOKS_BUCKET } from "@/features/books";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
 import { timestampedName } from "@/features/admin/lib/content-file";
+import { isCancelledUpload, resumableUpload, type ResumableOptions } from "@/lib/resumable-upload";
 import type { Book } from "@/types/db";
 
 export interface BookInput {
@@ -12,16 +13,23 @@ export interface BookInput {
   cover: File | null;
 }
 
-/** The PDF first, then the optional cover, then the row; both files go if the insert fails. */
-export async function uploadBook(input: BookInput): Promise<{ book: Book; coverFailed: boolean }> {
+/**
+ * The PDF first (a resumable upload, its progress reported), then the optional cover, then the
+ * row; both files go if the insert fails. A cancelled upload rejects with its own error.
+ */
+export async function uploadBook(input: BookInput, progress: ResumableOptions = {}): Promise<{ book: Book; coverFailed: boolean }> {
   const client = supabase();
   const { data: session } = await client.auth.getSession();
   const userId = session.session?.user.id;
   if (!userId) throw new Error("User not authenticated");
   if (!input.file) throw new Error("No file provided");
-  const filePath = timestampedName(input.file.name);
-  const { error: uploadError } = await client.storage.from(BOOKS_BUCKET).upload(filePath, input.file, { cacheControl: "3600", upsert: false, contentType: "application/pdf" });
-  if (uploadError) throw new Error(`Error uploading file: ${uploadError.message}`);
+  let filePath: string;
+  try {
+    filePath = await resumableUpload(input.file, { bucket: BOOKS_BUCKET, objectName: timestampedName(input.file.name), contentType: "application/pdf", cacheControl: "3600", upsert: false }, progress);
+  } catch (error) {
+    if (isCancelledUpload(error)) throw error;
+    throw new Error(`Error uploading file: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 
   // A cover failure (compression or upload) is logged only: the book is created without.
   let coverPath: string | null = null;

@@ -3,6 +3,7 @@ import type { Course, CourseContent, FileType, Visibility } from "@/types/db";
 import { CONTENT_BUCKET } from "@/features/courses";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
 import { nextOrderIndex } from "@/features/admin/lib/content-file";
+import { contentTypeOf, isCancelledUpload, resumableUpload, type ResumableOptions } from "@/lib/resumable-upload";
 
 export interface CourseInput {
   title: string;
@@ -91,16 +92,22 @@ export interface NewContent {
   embedUrl: string | null;
 }
 
-/** The file is stored, then the row inserted; the file is removed if the insert fails. */
-export async function addContent(input: NewContent, existing: CourseContent[], objectPath: (name: string) => string): Promise<CourseContent> {
+/**
+ * The file is stored (a resumable upload, its progress reported), then the row inserted; the
+ * file is removed if the insert fails. A cancelled upload rejects with its own error.
+ */
+export async function addContent(input: NewContent, existing: CourseContent[], objectPath: (name: string) => string, progress: ResumableOptions = {}): Promise<CourseContent> {
   const createdBy = await currentUserId();
   const client = supabase();
   let filePath: string | null = null;
   if (input.fileType !== "video") {
     if (!input.file) throw new Error("Aucun fichier n'a été fourni");
-    filePath = objectPath(input.file.name);
-    const { error } = await client.storage.from(CONTENT_BUCKET).upload(filePath, input.file, { cacheControl: "3600", upsert: false, contentType: input.file.type || undefined });
-    if (error) throw new Error(`Failed to upload content: ${error.message}`);
+    try {
+      filePath = await resumableUpload(input.file, { bucket: CONTENT_BUCKET, objectName: objectPath(input.file.name), contentType: contentTypeOf(input.file), cacheControl: "3600", upsert: false }, progress);
+    } catch (error) {
+      if (isCancelledUpload(error)) throw error;
+      throw new Error(`Failed to upload content: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   }
   const order = nextOrderIndex(existing);
   const { data, error } = await client

@@ -8,12 +8,15 @@ import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { FormField } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
+import { UploadProgressPanel } from "@/components/upload-progress";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
 import { BookCover, bookCoverUrl } from "@/features/books";
 import { useAdminBooks, useDeleteBookEverywhere, useUploadBook } from "@/features/admin/hooks/use-books";
 import { errorText } from "@/features/admin/lib/errors";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { formatDateFr, formatFileSize } from "@/lib/format";
+import { isCancelledUpload } from "@/lib/resumable-upload";
+import { useUploadTask } from "@/lib/use-upload-task";
 import type { Book } from "@/types/db";
 
 interface BookErrors {
@@ -103,7 +106,9 @@ function BookUploadForm() {
   const [cover, setCover] = React.useState<File | null>(null);
   const [errors, setErrors] = React.useState<BookErrors>({});
   const upload = useUploadBook();
-  const failure = upload.error ? errorText(upload.error, "Une erreur s'est produite lors du téléchargement") : null;
+  const task = useUploadTask();
+  const cancelled = isCancelledUpload(upload.error);
+  const failure = upload.error && !cancelled ? errorText(upload.error, "Une erreur s'est produite lors du téléchargement") : null;
   const busy = upload.isPending;
   const formRef = React.useRef<HTMLFormElement>(null);
 
@@ -121,7 +126,8 @@ function BookUploadForm() {
     upload.reset();
     if (Object.keys(next).length) return;
     try {
-      await upload.mutateAsync({ title, description, pages: pageCount, file, cover });
+      await upload.mutateAsync({ input: { title, description, pages: pageCount, file, cover }, progress: task.start(file?.size ?? 0) });
+      task.finish(true);
       toast.success("Livre téléchargé", { description: title.trim() });
       setTitle("");
       setDescription("");
@@ -130,7 +136,8 @@ function BookUploadForm() {
       setCover(null);
       formRef.current?.reset();
     } catch {
-      // Shown above the form (the mutation's error).
+      // Shown above the form (the mutation's error); the fields keep their values for a retry.
+      task.finish(false);
     }
   };
 
@@ -139,6 +146,11 @@ function BookUploadForm() {
       {failure && (
         <Alert variant="destructive">
           <AlertDescription>{failure}</AlertDescription>
+        </Alert>
+      )}
+      {cancelled && (
+        <Alert>
+          <AlertDescription>Téléversement annulé : le livre n'a pas été ajouté. Vous pouvez le relancer.</AlertDescription>
         </Alert>
       )}
       <FormField id="book-title" label="Titre" error={errors.title}>
@@ -151,11 +163,12 @@ function BookUploadForm() {
         <Input id="book-pages" type="number" min={1} value={pages} onChange={(e) => setPages(e.target.value)} aria-invalid={!!errors.pages} />
       </FormField>
       <FormField id="book-file" label="Fichier PDF" error={errors.file}>
-        <FileInput id="book-file" accept="application/pdf,.pdf" file={file} onFile={setFile} aria-invalid={!!errors.file} />
+        <FileInput id="book-file" accept="application/pdf,.pdf" file={file} onFile={setFile} aria-invalid={!!errors.file} disabled={busy} />
       </FormField>
       <FormField id="book-cover" label="Couverture (optionnelle)" error={errors.cover} hint="Réduite à 300 px de large (JPEG).">
-        <FileInput id="book-cover" accept="image/*" file={cover} onFile={setCover} aria-invalid={!!errors.cover} />
+        <FileInput id="book-cover" accept="image/*" file={cover} onFile={setCover} aria-invalid={!!errors.cover} disabled={busy} />
       </FormField>
+      {task.state && <UploadProgressPanel state={task.state} onCancel={task.cancel} />}
       <div>
         <Button type="submit" disabled={busy}>
           {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <UploadIcon aria-hidden />} Téléverser le livre

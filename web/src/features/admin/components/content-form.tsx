@@ -5,13 +5,15 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { NativeSelect } from "@/components/ui/native-select";
-import { Progress } from "@/components/ui/progress";
-import { Label } from "@/components/ui/label";
+import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
+import { UploadProgressPanel } from "@/components/upload-progress";
+import { isCancelledUpload } from "@/lib/resumable-upload";
+import { useUploadTask } from "@/lib/use-upload-task";
 import { useAddContent } from "@/features/admin/hooks/use-content-writes";
 import { isFileType } from "@/types/db";
-import { chooseFile, nextProgress, UPLOAD_PROGRESS } from "@/features/admin/lib/content-file";
+import { chooseFile } from "@/features/admin/lib/content-file";
 import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
 import { errorText } from "@/features/admin/lib/errors";
 import type { CourseContent } from "@/types/db";
@@ -39,10 +41,13 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
   const [description, setDescription] = React.useState("");
   const [fileType, setFileType] = React.useState("");
   const [mode, setMode] = React.useState<UploadMode>("file");
+  const [busy, setBusy] = React.useState(false);
   const [file, setFile] = React.useState<File | null>(null);
   const [embed, setEmbed] = React.useState("");
   const [errors, setErrors] = React.useState<Errors>({});
-  const [progress, setProgress] = React.useState<number | null>(null);
+  // The last attempt's failure, kept in the form (the toast goes away): why, and that it was cancelled.
+  const [failure, setFailure] = React.useState<{ message: string; cancelled: boolean } | null>(null);
+  const task = useUploadTask();
 
   const chooseType = (type: string) => {
     setFileType(type);
@@ -80,28 +85,41 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
     e.preventDefault();
     const { ok, embedUrl } = validate();
     if (!ok || !isFileType(fileType)) return;
-    // Progress is simulated: 5 %, then steps every 300 ms up to the cap, 100 % at the end.
-    setProgress(UPLOAD_PROGRESS.start);
-    const timer = window.setInterval(() => setProgress((p) => (p === null ? p : nextProgress(p))), UPLOAD_PROGRESS.tickMs);
+    setFailure(null);
+    // A file's progress is the bytes the server has been sent (an embed has nothing to send).
+    const upload = fileType === "video" ? null : file;
+    const progress = upload ? task.start(upload.size) : undefined;
+    setBusy(true);
     try {
-      await add.mutateAsync({ input: { title, description, fileType, file: fileType === "video" ? null : file, embedUrl }, existing });
-      setProgress(100);
+      await add.mutateAsync({ input: { title, description, fileType, file: upload, embedUrl }, existing, progress });
+      task.finish(true);
       toast.success("Contenu ajouté", { description: title.trim() });
       setTitle("");
       setDescription("");
       setFile(null);
       setEmbed("");
     } catch (error) {
-      toast.error("Erreur", { description: errorText(error, fileType === "video" ? "Impossible d'ajouter la vidéo." : "Impossible d'ajouter le contenu.") });
+      task.finish(false);
+      // The fields keep their values: submitting again retries (an interrupted upload resumes).
+      if (isCancelledUpload(error)) {
+        setFailure({ message: "Téléversement annulé : le contenu n'a pas été ajouté. Vous pouvez le relancer.", cancelled: true });
+        toast("Téléversement annulé", { description: title.trim() });
+      } else {
+        const message = errorText(error, fileType === "video" ? "Impossible d'ajouter la vidéo." : "Impossible d'ajouter le contenu.");
+        setFailure({ message, cancelled: false });
+        toast.error("Erreur", { description: message });
+      }
     } finally {
-      window.clearInterval(timer);
-      window.setTimeout(() => setProgress(null), 600);
+      setBusy(false);
     }
   };
-
-  const busy = progress !== null;
   return (
     <form className="grid gap-4" onSubmit={submit} noValidate>
+      {failure && (
+        <Alert variant={failure.cancelled ? "default" : "destructive"} data-testid="content-upload-failure">
+          <AlertDescription>{failure.message}</AlertDescription>
+        </Alert>
+      )}
       <fieldset className="grid gap-2">
         <legend className="mb-2 text-sm font-medium">Mode d'ajout</legend>
         <div className="flex flex-wrap gap-4 text-sm">
@@ -131,7 +149,7 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
       </fieldset>
       {mode === "file" ? (
         <FormField id="content-file" label="Fichier" error={errors.file} hint="Le type est détecté d'après l'extension.">
-          <FileInput id="content-file" file={file} onFile={pickFile} aria-invalid={!!errors.file} />
+          <FileInput id="content-file" file={file} onFile={pickFile} aria-invalid={!!errors.file} disabled={busy} />
         </FormField>
       ) : (
         <FormField id="content-embed" label={`URL ou code embed (${EMBED_HOST_NAME})`} error={errors.embed}>
@@ -156,12 +174,7 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
       <FormField id="content-description" label="Description (optionnelle)">
         <Textarea id="content-description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
       </FormField>
-      {progress !== null && (
-        <div className="grid gap-1" data-testid="upload-progress">
-          <Label>Téléversement : {progress} %</Label>
-          <Progress value={progress} aria-label="Progression du téléversement" />
-        </div>
-      )}
+      {task.state && <UploadProgressPanel state={task.state} onCancel={task.cancel} />}
       <div>
         <Button type="submit" disabled={busy}>
           {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <UploadIcon aria-hidden />} Ajouter le contenu

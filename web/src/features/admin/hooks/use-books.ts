@@ -4,6 +4,7 @@ import { listBooksByTitle } from "@/features/admin/api/access";
 import { deleteBookEverywhere, uploadBook, type BookInput } from "@/features/admin/api/books";
 import { ADMIN_STALE_TIME, adminKeys } from "@/features/admin/hooks/keys";
 import { useFailureToast } from "@/features/admin/hooks/use-failure-toast";
+import type { ResumableOptions } from "@/lib/resumable-upload";
 import type { Book } from "@/types/db";
 
 /** Every book by title; a failed read says so in a toast (the list then shows empty). */
@@ -15,11 +16,11 @@ export function useAdminBooks() {
 
 // Both writes read every book list again (the shelf too) before they settle.
 
-/** Stores the PDF and the optional cover, then the row. */
+/** Stores the PDF (its progress reported, cancelled by the signal) and the optional cover, then the row. */
 export function useUploadBook() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: BookInput) => uploadBook(input),
+    mutationFn: ({ input, progress }: { input: BookInput; progress?: ResumableOptions }) => uploadBook(input, progress),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: bookKeys.all }),
   });
 }

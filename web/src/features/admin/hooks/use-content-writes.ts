@@ -2,16 +2,17 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { addContent, deleteContent, updateContent, type NewContent } from "@/features/admin/api/courses";
 import { contentObjectPath } from "@/features/admin/lib/content-file";
 import { adminKeys } from "@/features/admin/hooks/keys";
+import type { ResumableOptions } from "@/lib/resumable-upload";
 import type { CourseContent } from "@/types/db";
 
 // Each write reads the course's cached screens again (admin lessons, learner outline) before it settles.
 
-/** Adds a lesson after the existing ones (its file stored under the course's folder). */
+/** Adds a lesson after the existing ones (its file stored under the course's folder, its progress reported). */
 export function useAddContent(courseId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ input, existing }: { input: Omit<NewContent, "courseId">; existing: CourseContent[] }) =>
-      addContent({ ...input, courseId }, existing, (name) => contentObjectPath(courseId, name)),
+    mutationFn: ({ input, existing, progress }: { input: Omit<NewContent, "courseId">; existing: CourseContent[]; progress?: ResumableOptions }) =>
+      addContent({ ...input, courseId }, existing, (name) => contentObjectPath(courseId, name), progress),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: adminKeys.courseScreens(courseId) }),
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseFile, contentObjectPath, detectFileType, downloadName, nextOrderIndex, nextProgress, safeFileName, titleFromFileName } from "./content-file";
+import { chooseFile, contentObjectPath, detectFileType, downloadName, nextOrderIndex, safeFileName, timestampedName, titleFromFileName } from "./content-file";
 
 describe("detectFileType", () => {
   it("maps the spec's extensions, case-insensitively", () => {
@@ -23,19 +23,15 @@ describe("file names", () => {
   it("replaces spaces with underscores and prefixes a timestamp under the course", () => {
     expect(safeFileName(" mon fichier  final.pdf ")).toBe("mon_fichier_final.pdf");
     expect(contentObjectPath("c1", "mon fichier.pdf", 1700000000000)).toBe("c1/1700000000000_mon_fichier.pdf");
+    // Books are stored at the bucket's root.
+    expect(timestampedName("mon  livre final.pdf", 1700000000000)).toBe("1700000000000_mon_livre_final.pdf");
   });
 });
 
-describe("order and progress", () => {
+describe("order", () => {
   it("appends after the highest order index", () => {
     expect(nextOrderIndex([])).toBe(0);
     expect(nextOrderIndex([{ order_index: 0 }, { order_index: 4 }, { order_index: null }])).toBe(5);
-  });
-  it("steps the simulated progress up to its cap", () => {
-    expect(nextProgress(5)).toBe(15);
-    expect(nextProgress(85)).toBe(90);
-    expect(nextProgress(90)).toBe(90);
-    expect(nextProgress(90, 5, 95)).toBe(95);
   });
 });
 

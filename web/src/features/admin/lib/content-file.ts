@@ -82,10 +82,3 @@ export function nextOrderIndex(existing: Array<{ order_index: number | null }>):
   const indexes = existing.map((c) => c.order_index).filter((n): n is number => typeof n === "number");
   return indexes.length ? Math.max(...indexes) + 1 : 0;
 }
-
-/** Simulated upload progress: from 5 %, steps of `step` up to `cap` (100 on completion). */
-export const UPLOAD_PROGRESS = { start: 5, step: 10, cap: 90, tickMs: 300 } as const;
-
-export function nextProgress(current: number, step: number = UPLOAD_PROGRESS.step, cap: number = UPLOAD_PROGRESS.cap): number {
-  return Math.min(cap, current + step);
-}
