@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 
 const repo = resolve(new URL("..", import.meta.url).pathname);
 const { launch, signIn, horizontalOverflow, VIEWPORTS, DEMO } = await import(join(repo, "web/e2e/browser.mjs"));
+const { uploadScreens } = await import(join(repo, "web/e2e/upload-screens.mjs"));
 const outDir = join(repo, "web/screenshots");
 // axe-core checks every admin screen: serious or critical violations are reported.
 const AXE_SOURCE = readFileSync(createRequire(join(repo, "web/package.json")).resolve("axe-core/axe.min.js"), "utf8");
@@ -228,6 +229,8 @@ try {
         await checked("51-admin-course-deblocage");
       }
     }
+    // The book and lesson upload forms mid-upload and after.
+    await uploadScreens(apage, server.url, id.pub, checked);
     await apage.goto(`${server.url}/messages`);
     await apage.getByTestId("conversation").first().waitFor();
     await checked("54-admin-messages");

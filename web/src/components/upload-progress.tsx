@@ -5,26 +5,30 @@ import { formatFileSize } from "@/lib/format";
 import type { UploadTaskState } from "@/lib/use-upload-task";
 
 /**
- * A running upload: percent and bytes sent of the total, the bar, what it is doing when it is
- * not just sending (retrying, finishing) and a button to cancel it.
+ * A running upload: the file, the percent and bytes sent of the total, the bar, what it is
+ * doing when it is not just sending (retrying, finishing) and a button to cancel it.
  */
-export function UploadProgressPanel({ state, onCancel, label = "Téléversement" }: { state: UploadTaskState; onCancel?: () => void; label?: string }) {
+export function UploadProgressPanel({ state, fileName, onCancel }: { state: UploadTaskState; fileName?: string; onCancel?: () => void }) {
   const { bytesSent, bytesTotal, percent } = state.progress;
-  const status = state.done ? "Terminé" : state.retrying ? "Connexion interrompue, nouvelle tentative..." : percent >= 100 ? "Finalisation..." : null;
+  const status = state.done ? "Terminé" : state.retrying ? "Connexion interrompue, nouvelle tentative..." : percent >= 100 ? "Finalisation..." : "Envoi en cours";
   return (
     <div className="bg-muted/40 grid gap-2 rounded-md border p-3" data-testid="upload-progress" data-percent={percent}>
-      <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1 text-sm">
-        <span className="font-medium" id="upload-progress-label">
-          {label} : {percent} %
+      <div className="flex items-baseline justify-between gap-3 text-sm">
+        <span className="min-w-0 truncate font-medium" id="upload-progress-label">
+          Téléversement{fileName ? ` de ${fileName}` : ""}
         </span>
-        <span className="text-muted-foreground tabular-nums" data-testid="upload-bytes">
-          {formatFileSize(bytesSent)} / {formatFileSize(bytesTotal)}
-        </span>
+        <span className="shrink-0 font-semibold tabular-nums">{percent} %</span>
       </div>
       <Progress value={percent} aria-labelledby="upload-progress-label" getValueLabel={(value) => `${value} %`} />
-      <div className="flex min-h-8 flex-wrap items-center justify-between gap-2">
-        <p className="text-muted-foreground text-xs" role="status" aria-live="polite">
-          {status}
+      <div className="flex min-h-8 flex-wrap items-center justify-between gap-x-3 gap-y-2">
+        <p className="text-muted-foreground text-xs">
+          <span className="tabular-nums" data-testid="upload-bytes">
+            {formatFileSize(bytesSent)} / {formatFileSize(bytesTotal)}
+          </span>
+          {" · "}
+          <span role="status" aria-live="polite">
+            {status}
+          </span>
         </p>
         {onCancel && !state.done && (
           <Button type="button" variant="outline" size="sm" onClick={onCancel}>

@@ -143,16 +143,6 @@ function BookUploadForm() {
 
   return (
     <form ref={formRef} className="grid gap-4" onSubmit={submit} noValidate>
-      {failure && (
-        <Alert variant="destructive">
-          <AlertDescription>{failure}</AlertDescription>
-        </Alert>
-      )}
-      {cancelled && (
-        <Alert>
-          <AlertDescription>Téléversement annulé : le livre n'a pas été ajouté. Vous pouvez le relancer.</AlertDescription>
-        </Alert>
-      )}
       <FormField id="book-title" label="Titre" error={errors.title}>
         <Input id="book-title" value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={!!errors.title} />
       </FormField>
@@ -168,7 +158,18 @@ function BookUploadForm() {
       <FormField id="book-cover" label="Couverture (optionnelle)" error={errors.cover} hint="Réduite à 300 px de large (JPEG).">
         <FileInput id="book-cover" accept="image/*" file={cover} onFile={setCover} aria-invalid={!!errors.cover} disabled={busy} />
       </FormField>
-      {task.state && <UploadProgressPanel state={task.state} onCancel={task.cancel} />}
+      {task.state && <UploadProgressPanel state={task.state} fileName={file?.name} onCancel={task.cancel} />}
+      {/* Next to the button the admin just pressed (on a phone the top of the form is far). */}
+      {failure && (
+        <Alert variant="destructive">
+          <AlertDescription>{failure}</AlertDescription>
+        </Alert>
+      )}
+      {cancelled && (
+        <Alert variant="warning">
+          <AlertDescription>Téléversement annulé : le livre n'a pas été ajouté. Vous pouvez le relancer.</AlertDescription>
+        </Alert>
+      )}
       <div>
         <Button type="submit" disabled={busy}>
           {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <UploadIcon aria-hidden />} Téléverser le livre

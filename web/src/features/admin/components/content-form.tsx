@@ -115,11 +115,6 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
   };
   return (
     <form className="grid gap-4" onSubmit={submit} noValidate>
-      {failure && (
-        <Alert variant={failure.cancelled ? "default" : "destructive"} data-testid="content-upload-failure">
-          <AlertDescription>{failure.message}</AlertDescription>
-        </Alert>
-      )}
       <fieldset className="grid gap-2">
         <legend className="mb-2 text-sm font-medium">Mode d'ajout</legend>
         <div className="flex flex-wrap gap-4 text-sm">
@@ -174,7 +169,12 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
       <FormField id="content-description" label="Description (optionnelle)">
         <Textarea id="content-description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
       </FormField>
-      {task.state && <UploadProgressPanel state={task.state} onCancel={task.cancel} />}
+      {task.state && <UploadProgressPanel state={task.state} fileName={file?.name} onCancel={task.cancel} />}
+      {failure && (
+        <Alert variant={failure.cancelled ? "warning" : "destructive"} data-testid="content-upload-failure">
+          <AlertDescription>{failure.message}</AlertDescription>
+        </Alert>
+      )}
       <div>
         <Button type="submit" disabled={busy}>
           {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <UploadIcon aria-hidden />} Ajouter le contenu
