@@ -99,6 +99,7 @@ async def shut_down_services(ctx: AppContext) -> None:
 def create_app(settings: Settings) -> Starlette:
     ctx = build_context(settings)
     rest_app = rest.build(ctx)
+    realtime_app = realtime.build(ctx)
 
     async def health(request: Request) -> JSONResponse:
         """200 when every service can reach the database; 503 naming what is down otherwise."""
@@ -113,8 +114,11 @@ def create_app(settings: Settings) -> Starlette:
                 database = {"status": "down", "since_seconds": 0.0}
         up = database["status"] == "up"
         part = "up" if up else "down (database unavailable)"
+        # Realtime is up once its hub listens: before, other processes' messages would not reach it.
+        realtime_part = "down (not listening yet)" if up and not realtime_app.state.hub.ready() else part
+        up = up and realtime_part == "up"
         body = {"status": "ok" if up else "unavailable", "database": database,
-                "services": {"auth": part, "rest": part, "storage": part, "realtime": part}}
+                "services": {"auth": part, "rest": part, "storage": part, "realtime": realtime_part}}
         return JSONResponse(body, status_code=200 if up else 503)
 
     @asynccontextmanager
@@ -139,7 +143,7 @@ def create_app(settings: Settings) -> Starlette:
         Mount("/auth/v1", app=auth.build(ctx)),
         Mount(REST_PREFIX, app=rest_app),
         Mount("/storage/v1", app=storage.build(ctx)),
-        Mount("/realtime/v1", app=realtime.build(ctx)),
+        Mount("/realtime/v1", app=realtime_app),
         *auth.inbox_routes(ctx),  # the dev inbox, on a dev server only
         Mount("/", app=web.build(ctx)),
     ]

@@ -111,6 +111,7 @@ class Listener:
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Future[None] | None = None
         self.connections = 0  # successful (re)connections so far
+        self.connected = False  # listening now (/health reports realtime down while not)
 
     def subscribe(self, channels: Iterable[str], *, on_connect: OnConnect, on_notify: OnNotify,
                   name: str) -> Subscription:
@@ -158,6 +159,7 @@ class Listener:
                     if self.connections > before:
                         backoff = 0.1  # it was listening: retry soon, then back off
                 finally:
+                    self.connected = False
                     conn.pgconn.finish()
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)
@@ -188,6 +190,7 @@ class Listener:
             told.intersection_update(subs)
             if first:
                 self.connections += 1
+                self.connected = True
                 first = False
             # Wait for input, or for a subscription to come or go.
             self._wake = wake = loop.create_future()

@@ -1,7 +1,11 @@
 """POST /realtime/v1/api/broadcast (batch) and /api/broadcast/{topic}/events/{event}
 (realtime-js httpSend): broadcasts without a socket. A message to a private channel goes
 out only when the caller may INSERT a broadcast message on its topic (RLS, checked as the
-authenticator with the caller's role and claims, as REST does)."""
+authenticator with the caller's role and claims, as REST does).
+
+202 means every process has it: a message that cannot reach the other processes (or a
+policy that cannot be checked) because the database is unavailable answers 503, in
+Realtime's `{"message": ...}` error body, rather than an accepted message that is lost."""
 
 from __future__ import annotations
 
@@ -14,7 +18,9 @@ from starlette.responses import JSONResponse, Response
 
 from server.auth.jwt import JwtError
 from server.caller import Caller, verified_caller
+from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
 from server.realtime.auth import can_write
+from server.realtime.bus import PublishError
 from server.realtime.hub import Hub
 from server.realtime.protocol import UserBroadcast
 
@@ -23,6 +29,19 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"message": message}, status_code=status)
+
+
+async def _accepted(send: Awaitable[None]) -> Response:
+    """202 once sent; 503 when the database could not take it."""
+    try:
+        await send
+    except PublishError:
+        return _error(503, DATABASE_UNAVAILABLE)
+    except Exception as exc:
+        if not is_unavailable(exc):
+            raise
+        return _error(503, DATABASE_UNAVAILABLE)
+    return Response(status_code=202)
 
 
 def _caller(hub: Hub, request: Request) -> Caller | JSONResponse:
@@ -72,10 +91,13 @@ def broadcast_batch(hub: Hub) -> Endpoint:
         if errors or not isinstance(messages, list):  # _validate refuses anything but a list
             return JSONResponse({"errors": errors}, status_code=422)
         allowed: dict[str, bool] = {}
-        for m in messages:
-            await _send(hub, caller, m["topic"], m["event"], UserBroadcast.from_json(m["event"], m["payload"]),
-                        bool(m.get("private")), allowed)
-        return Response(status_code=202)
+
+        async def send_all() -> None:
+            for m in messages:
+                await _send(hub, caller, m["topic"], m["event"], UserBroadcast.from_json(m["event"], m["payload"]),
+                            bool(m.get("private")), allowed)
+
+        return await _accepted(send_all())
 
     return endpoint
 
@@ -95,7 +117,6 @@ def broadcast_single(hub: Hub) -> Endpoint:
             except orjson.JSONDecodeError:
                 return JSONResponse({"errors": {"payload": ["is invalid JSON"]}}, status_code=422)
         private = request.query_params.get("private") == "true"
-        await _send(hub, caller, topic, event, message, private, {})
-        return Response(status_code=202)
+        return await _accepted(_send(hub, caller, topic, event, message, private, {}))
 
     return endpoint

@@ -21,6 +21,7 @@ import psycopg
 
 from server.auth.jwt import JwtError, JwtKeys
 from server.caller import Caller, verified_token
+from server.db.health import is_unavailable
 from server.db.request_context import RequestContext, context_sql
 
 
@@ -64,7 +65,7 @@ def verify_token(keys: JwtKeys, token: Any) -> Caller:
 
 # As Realtime sets it for RLS checks: role, claims, headers and the channel's topic
 # (realtime.topic()); no request method or path.
-_SET_CONTEXT = context_sql("realtime.topic", request=False)
+SET_CONTEXT = context_sql("realtime.topic", request=False)
 
 
 @dataclass
@@ -75,7 +76,7 @@ class Policies:
     presence_write: bool | None = None
 
 
-def _context(topic: str, caller: Caller, headers: Mapping[str, str] | None) -> list[str | None]:
+def context_params(topic: str, caller: Caller, headers: Mapping[str, str] | None) -> list[str | None]:
     return [*RequestContext.of(caller, headers=headers).params(request=False), topic]
 
 
@@ -88,11 +89,13 @@ async def read_policies(pool: Pool, topic: str, caller: Caller,
         ids = [row[0] for row in await cur.fetchall()]
         try:
             async with conn.transaction():
-                await conn.execute(_SET_CONTEXT, _context(topic, caller, headers))
+                await conn.execute(SET_CONTEXT, context_params(topic, caller, headers))
                 cur = await conn.execute(
                     "select extension from realtime.messages where topic = %s and id = any(%s)", [topic, ids])
                 readable = {row[0] for row in await cur.fetchall()}
-        except psycopg.Error:
+        except psycopg.Error as exc:
+            if is_unavailable(exc):
+                raise
             readable = set()  # a role that cannot be taken or a failing policy grants nothing
     return Policies(broadcast_read="broadcast" in readable, presence_read="presence" in readable)
 
@@ -104,9 +107,11 @@ async def can_write(pool: Pool, topic: str, caller: Caller, extension: str,
     async with pool.connection() as conn, conn.transaction(force_rollback=True):
         try:
             async with conn.transaction():
-                await conn.execute(_SET_CONTEXT, _context(topic, caller, headers))
+                await conn.execute(SET_CONTEXT, context_params(topic, caller, headers))
                 await conn.execute(
                     "insert into realtime.messages (topic, extension) values (%s, %s)", [topic, extension])
             return True
-        except psycopg.Error:
+        except psycopg.Error as exc:
+            if is_unavailable(exc):
+                raise  # not a refusal: the caller answers that the database is unavailable
             return False

@@ -1,17 +1,19 @@
 """One process's realtime hub: the channels joined here, the postgres_changes bindings they
 hold, and the link to the other processes through PostgreSQL.
 
-Fan-out between processes goes through PostgreSQL: broadcasts and presence diffs as NOTIFY
-on `realtime_bus` (a payload too large for NOTIFY travels as a realtime.messages row),
-row changes through the realtime.changes log, in commit order (see changes.py). Each process
-LISTENs through its shared listener (server/db/listener.py), which reconnects after a
-failure; the change log's cursor makes sure no change that committed meanwhile is lost.
+Fan-out between processes goes through PostgreSQL: broadcasts, presence diffs and the
+database's own broadcasts (realtime.send) through the realtime.bus log, row changes through
+the realtime.changes log, each in commit order and read with a cursor of this process (see
+bus.py, changes.py). Each process LISTENs through its shared listener
+(server/db/listener.py) to be woken at once; a notification lost while the listener
+reconnects loses nothing, the cursors catch up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
 import logging
 import uuid
 from collections import defaultdict
@@ -22,6 +24,8 @@ import psycopg
 
 from server.context import AppContext
 from server.db.listener import Subscription, cancel_all
+from server.realtime.bus import Bus, PublishError
+from server.realtime.bus import CHANNEL as BUS
 from server.realtime.changes import ChangeFeed, PgBinding
 from server.realtime.protocol import UserBroadcast, encode_raw_payload, encode_user_broadcast
 
@@ -30,11 +34,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("supalite.realtime")
 
-BUS = "realtime_bus"
 CHANGES = "realtime_changes"
-NOTIFY_LIMIT = 7900  # PostgreSQL refuses NOTIFY payloads of 8000 bytes and more
 NODE_TIMEOUT_S = 30
 MAINTENANCE_S = 5.0
+PARTITION_EVERY = 720  # maintenance rounds between partition checks (an hour)
 
 
 _SWEEP_DEAD_NODES = """
@@ -52,9 +55,8 @@ class Hub:
         self.bindings: dict[int, PgBinding] = {}
         self.by_entity: dict[int, set[int]] = defaultdict(set)
         self.feed = ChangeFeed(self)
+        self.bus = Bus(ctx, self.node, self._on_bus)
         self._tasks: list[asyncio.Task[None]] = []
-        # Deliveries in flight, held so the loop does not collect them before they finish.
-        self._deliveries: set[asyncio.Task[None]] = set()
         self.listening = asyncio.Event()
         self._subscription: Subscription | None = None
 
@@ -62,18 +64,27 @@ class Hub:
 
     async def start(self) -> None:
         await self._heartbeat()
-        self._tasks = [asyncio.create_task(coro) for coro in (self.feed.run(), self._maintain())]
+        await self._partitions()
+        try:
+            await self.bus.start()
+        except psycopg.Error as exc:
+            log.warning("realtime: bus not readable yet (%s)", exc)  # its reader retries
+        self._tasks = [asyncio.create_task(coro) for coro in (self.feed.run(), self.bus.run(), self._maintain())]
         self._subscription = self._listen()
         try:
             await asyncio.wait_for(self.listening.wait(), 10)
         except TimeoutError:
-            log.warning("realtime: listener not connected yet")
+            log.warning("realtime: listener not connected yet")  # /health says so until it is
+
+    def ready(self) -> bool:
+        """Listening and reading the bus: what other processes publish reaches this one."""
+        return self.listening.is_set() and self.bus.started and self.ctx.listener.connected
 
     async def stop(self) -> None:
         if self._subscription is not None:
             await self._subscription.close()
             self._subscription = None
-        await cancel_all([*self._tasks, *self._deliveries])
+        await cancel_all(self._tasks)
         try:
             async with self.ctx.admin_pool.connection() as conn:
                 await conn.execute("delete from realtime.subscription where node = %s", [self.node])
@@ -86,12 +97,13 @@ class Hub:
         def connected() -> None:
             self.listening.set()
             self.feed.wake()  # read what committed while not listening
+            self.bus.wake()
 
-        async def notified(notify: psycopg.Notify) -> None:
+        def notified(notify: psycopg.Notify) -> None:
             if notify.channel == CHANGES:
                 self.feed.wake()
             else:
-                await self._on_bus(notify.payload)
+                self.bus.wake()
 
         return self.ctx.listener.subscribe((CHANGES, BUS), on_connect=connected, on_notify=notified,
                                            name="realtime")
@@ -101,19 +113,31 @@ class Hub:
             await conn.execute(
                 "insert into realtime.nodes (id) values (%s) on conflict (id) do update set seen_at = now()", [self.node])
 
+    async def _partitions(self) -> None:
+        """Today's and the next days' realtime.messages partitions; drop those past 72 hours."""
+        try:
+            async with self.ctx.admin_pool.connection() as conn:
+                await conn.execute("select realtime.ensure_message_partitions()")
+                await conn.execute("select realtime.drop_old_messages()")
+        except psycopg.Error as exc:
+            log.warning("realtime: message partitions not maintained: %s", exc)
+
     async def _maintain(self) -> None:
-        """Refresh this node, sweep dead nodes' rows and old change-log rows."""
+        """Refresh this node, sweep dead nodes' rows and old log rows, keep the partitions."""
+        rounds = 0
         while True:
             await asyncio.sleep(MAINTENANCE_S)
+            rounds += 1
             try:
                 await self._heartbeat()
                 async with self.ctx.admin_pool.connection() as conn:
                     await conn.execute(_SWEEP_DEAD_NODES, [NODE_TIMEOUT_S])
                     await conn.execute("delete from realtime.changes where created_at < now() - interval '10 minutes'")
-                    await conn.execute(
-                        "delete from realtime.messages where extension = 'broadcast' and inserted_at < now() - interval '3 days'")
+                    await self.bus.sweep(conn)
             except psycopg.Error as exc:
                 log.warning("realtime: maintenance failed: %s", exc)
+            if rounds % PARTITION_EVERY == 0:
+                await self._partitions()
 
     # -- channels ----------------------------------------------------------------------
 
@@ -148,11 +172,14 @@ class Hub:
                           sender: Channel | None = None) -> None:
         frames: dict[str, Any] = {}
         topic = "realtime:" + sub_topic
+        message_id = message.meta.get("id") if message.meta else None
         for channel in tuple(self.channels.get((sub_topic, private), ())):
             if channel is sender and not channel.self_broadcast:
                 continue
             if private and not channel.policies.broadcast_read:
                 continue
+            if message_id is not None and message_id in channel.replayed_ids:
+                continue  # already pushed by the join's replay
             vsn = channel.socket.vsn
             if vsn not in frames:
                 frames[vsn] = encode_user_broadcast(vsn, topic, message)
@@ -161,12 +188,13 @@ class Hub:
 
     async def broadcast(self, sub_topic: str, private: bool, message: UserBroadcast,
                         sender: Channel | None = None) -> None:
-        """Deliver here at once, and to every other process through PostgreSQL."""
+        """Deliver here at once, and to every other process through PostgreSQL; raises
+        PublishError when the others cannot be reached."""
         self.deliver_broadcast(sub_topic, private, message, sender)
-        body = {"n": self.node, "k": "b", "t": sub_topic, "p": private, "e": message.event,
-                "j": message.is_json, "m": message.meta or None,
-                "d": message.data.decode() if message.is_json else base64.b64encode(message.data).decode()}
-        await self._publish(body, fallback=message if message.is_json else None, sub_topic=sub_topic, private=private)
+        await self.bus.publish({
+            "k": "b", "t": sub_topic, "p": private, "e": message.event, "j": message.is_json,
+            "m": message.meta or None,
+            "d": message.data.decode() if message.is_json else base64.b64encode(message.data).decode()})
 
     # -- presence ----------------------------------------------------------------------
 
@@ -183,64 +211,26 @@ class Hub:
 
     async def presence_diff(self, sub_topic: str, private: bool, diff: dict[str, Any]) -> None:
         self.deliver_presence_diff(sub_topic, private, diff)
-        await self._publish({"n": self.node, "k": "p", "t": sub_topic, "p": private, "d": diff})
+        try:
+            await self.bus.publish({"k": "p", "t": sub_topic, "p": private, "d": diff})
+        except PublishError:
+            pass  # the tracking is stored: other processes see it in their next presence_state
 
     # -- the bus -----------------------------------------------------------------------
 
-    async def _publish(self, body: dict[str, Any], fallback: UserBroadcast | None = None,
-                       sub_topic: str = "", private: bool = False) -> None:
-        text = orjson.dumps(body).decode()
-        try:
-            async with self.ctx.admin_pool.connection() as conn:
-                if len(text.encode()) <= NOTIFY_LIMIT:
-                    await conn.execute("select pg_notify(%s, %s)", [BUS, text])
-                elif fallback is not None:
-                    # Too large for NOTIFY: store it, announce its id.
-                    cur = await conn.execute(
-                        "insert into realtime.messages (topic, extension, event, payload, private)"
-                        " values (%s, 'broadcast', %s, %s::jsonb, %s) returning id",
-                        [sub_topic, fallback.event, fallback.data.decode(), private])
-                    row = await cur.fetchone()
-                    assert row is not None
-                    note = orjson.dumps({"n": self.node, "k": "m", "id": str(row[0])}).decode()
-                    await conn.execute("select pg_notify(%s, %s)", [BUS, note])
-                else:
-                    log.warning("realtime: message too large to reach other processes (%d bytes)", len(text))
-        except psycopg.Error as exc:
-            log.warning("realtime: could not publish to other processes: %s", exc)
-
-    async def _on_bus(self, payload: str) -> None:
-        try:
-            body = orjson.loads(payload)
-        except orjson.JSONDecodeError:
+    async def _on_bus(self, body: dict[str, Any]) -> None:
+        """A message another process (or the database) published."""
+        kind, topic = body.get("k"), body.get("t")
+        if not isinstance(topic, str):
             return
-        if not isinstance(body, dict) or body.get("n") == self.node:
-            return
-        kind = body.get("k")
-        if kind == "b":
-            data = body["d"].encode() if body.get("j") else base64.b64decode(body["d"])
-            message = UserBroadcast(body["e"], data, bool(body.get("j")), body.get("m") or {})
-            self.deliver_broadcast(body["t"], bool(body["p"]), message)
-        elif kind == "p":
-            self.deliver_presence_diff(body["t"], bool(body["p"]), body["d"])
-        elif kind == "m":
-            task = asyncio.create_task(self._deliver_stored(str(body.get("id"))))
-            self._deliveries.add(task)
-            task.add_done_callback(self._deliveries.discard)
-
-    async def _deliver_stored(self, message_id: str) -> None:
-        """A broadcast stored in realtime.messages (realtime.send, or too large for NOTIFY)."""
-        try:
-            async with self.ctx.admin_pool.connection() as conn:
-                cur = await conn.execute(
-                    "select topic, event, payload::text, coalesce(private, false) from realtime.messages"
-                    " where id = %s::uuid", [message_id])
-                row = await cur.fetchone()
-        except psycopg.Error as exc:
-            log.warning("realtime: could not read message %s: %s", message_id, exc)
-            return
-        if row is None:
-            return
-        topic, event, payload, private = row
-        message = UserBroadcast(event or "", (payload or "null").encode(), True, {"id": message_id})
-        self.deliver_broadcast(topic, private, message)
+        private = bool(body.get("p"))
+        if kind == "b" and isinstance(body.get("d"), str) and isinstance(body.get("e"), str):
+            is_json = bool(body.get("j"))
+            try:
+                data = body["d"].encode() if is_json else base64.b64decode(body["d"])
+            except (ValueError, binascii.Error):
+                return
+            meta: dict[str, Any] = body["m"] if isinstance(body.get("m"), dict) else {}
+            self.deliver_broadcast(topic, private, UserBroadcast(body["e"], data, is_json, meta))
+        elif kind == "p" and isinstance(body.get("d"), dict):
+            self.deliver_presence_diff(topic, private, body["d"])

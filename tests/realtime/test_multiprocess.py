@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Iterator
 
 import httpx
+import orjson
 import psycopg
 import pytest
 from psycopg import sql
@@ -100,3 +101,47 @@ def test_changes_committed_while_the_listener_reconnects_arrive_once(servers) ->
         return bodies
 
     assert asyncio.run(scenario()) == [f"gap {i}" for i in range(5)]
+
+
+def test_broadcasts_sent_while_a_listener_is_down_arrive_once_it_is_back(servers) -> None:
+    """The listener of the first server is cut and cannot reconnect (the database refuses new
+    connections) while the second publishes: the first reports realtime down, then, once it
+    listens again and reports healthy, delivers what was sent meanwhile, and what follows."""
+    first, second = servers
+
+    def health() -> httpx.Response:
+        return httpx.get(f"{first.url}/health", timeout=5)
+
+    async def scenario() -> tuple[list[dict], httpx.Response]:
+        client = await PhoenixClient.connect(first.url, first.anon_key)
+        await client.join("realtime:outage", {})
+        name = psycopg.conninfo.conninfo_to_dict(first.database_url)["dbname"]
+        dbname = sql.Identifier(str(name))
+        with psycopg.connect(harness.with_database(first.database_url, "postgres"), autocommit=True) as conn:
+            conn.execute(sql.SQL("alter database {} allow_connections false").format(dbname))
+            try:
+                conn.execute("select pg_terminate_backend(pid) from pg_stat_activity"
+                             " where application_name = %s and datname = %s", [LISTENER_NAME, name])
+                while health().status_code == 200:
+                    await asyncio.sleep(0.05)
+                down = health()
+                async with httpx.AsyncClient() as http:
+                    res = await http.post(f"{second.url}/realtime/v1/api/broadcast", headers={"apikey": second.anon_key},
+                                          json={"messages": [{"topic": "outage", "event": "e", "payload": {"n": 1}}]})
+                    assert res.status_code == 202
+            finally:
+                conn.execute(sql.SQL("alter database {} allow_connections true").format(dbname))
+        while health().status_code != 200:
+            await asyncio.sleep(0.05)
+        async with httpx.AsyncClient() as http:
+            res = await http.post(f"{second.url}/realtime/v1/api/broadcast", headers={"apikey": second.anon_key},
+                                  json={"messages": [{"topic": "outage", "event": "e", "payload": {"n": 2}}]})
+            assert res.status_code == 202
+        frames = [await client.receive("broadcast") for _ in range(2)]
+        await client.close()
+        return [orjson.loads(f[4][f[4].index(b"{"):]) for f in frames], down
+
+    payloads, down = asyncio.run(scenario())
+    assert payloads == [{"n": 1}, {"n": 2}]
+    assert down.status_code == 503
+    assert down.json()["services"]["realtime"] == "down (not listening yet)"
