@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -51,20 +53,97 @@ limit %s
 _CHECK_SQL = "select k, role_name, ids, cols::text, err, rls, pk from realtime.check_changes(%s::jsonb)"
 
 
+# The published tables a binding names, matched as upstream does (LIKE, `*` for any).
+_TABLES_SQL = """
+select c.oid::bigint, exists (select 1 from pg_trigger t
+                              where t.tgrelid = c.oid and t.tgname = 'supalite_realtime_capture' and t.tginitdeferred)
+from pg_catalog.pg_publication_tables pt
+join pg_catalog.pg_namespace n on n.nspname = pt.schemaname
+join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relname = pt.tablename
+where pt.pubname = 'supabase_realtime'
+  and pt.schemaname like (case %(schema)s when '*' then '%%' else %(schema)s end) escape ''
+  and pt.tablename like (case %(table)s when '*' then '%%' else %(table)s end) escape ''
+"""
+# Also the last change committed before the subscription: the binding delivers only later ones.
+# realtime.subscription's trigger (platform_schema/0330) refuses filters and columns upstream refuses.
+_INSERT_SUB_SQL = """
+with sub as (
+  insert into realtime.subscription (subscription_id, entity, filters, claims, claims_role, node, selected_columns)
+  select %s, e::oid::regclass, %s::jsonb, %s::jsonb, %s, %s, %s::text[] from unnest(%s::bigint[]) e
+  returning id, entity::oid::bigint
+)
+select sub.id, sub.entity, (select coalesce(max(c.id), 0) from realtime.changes c) from sub
+"""
+
+
+def binding_id(params: dict[str, Any]) -> int:
+    """A stable id for a postgres_changes entry (Realtime uses a hash of its params)."""
+    return zlib.crc32(orjson.dumps(params, option=orjson.OPT_SORT_KEYS)) & 0x7FFFFFF
+
+
 @dataclass(eq=False)
 class PgBinding:
-    """One `postgres_changes` entry of a channel's join config."""
+    """One `postgres_changes` entry of a channel's join config. Its filters are checked in the
+    database with its RLS check (realtime.check_changes)."""
 
     channel: Channel
     id: int
     params: dict[str, Any]
     event: str
-    filters: list[flt.Filter]
+    select: tuple[str, ...] | None = None  # the columns asked for (with the primary key); None: all
     db_ids: dict[int, int] = field(default_factory=dict)  # realtime.subscription id -> table oid
     since: int = 0  # the last change id committed before the subscription: older ones are not its own
 
-    def wants(self, change_id: int, action: str, row: dict[str, Any] | None) -> bool:
-        return change_id > self.since and self.event in ("*", action) and flt.matches(self.filters, row)
+    def wants(self, change_id: int, action: str) -> bool:
+        return change_id > self.since and self.event in ("*", action)
+
+
+async def subscribe(channel: Channel, entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Subscribe a channel's postgres_changes entries as Realtime does: all or none. The first
+    entry refused (its params, no published table, the database refusing its filters) is the
+    one error reported, and nothing is subscribed. Returns the join reply's entries and errors."""
+    response = [{**params, "id": binding_id(params)} for params in entries]
+    try:
+        parsed = [flt.parse_params(params) for params in entries]
+    except flt.ParamsError as exc:
+        return response, [str(exc)]
+    bindings: list[PgBinding] = []
+    error: str | None = None
+    async with channel.pool.connection() as conn:
+        try:
+            async with conn.transaction():
+                for params, reply, p in zip(entries, response, parsed, strict=True):
+                    cur = await conn.execute(_TABLES_SQL, {"schema": p.schema, "table": p.table})
+                    tables = await cur.fetchall()
+                    if not tables:
+                        error = ("Unable to subscribe to changes with given parameters. Please check Realtime is"
+                                 f" enabled for the given connect parameters: [{p.log_text()}]")
+                        raise _Refused
+                    if not all(has_trigger for _, has_trigger in tables):
+                        await conn.execute("select realtime.sync_capture_triggers()")
+                    try:
+                        cur = await conn.execute(_INSERT_SUB_SQL, [
+                            uuid.uuid4(), orjson.dumps([f.as_json() for f in p.filters]).decode(),
+                            channel.caller.claims_json, channel.caller.role, channel.hub.node,
+                            None if p.select is None else list(p.select), [oid for oid, _ in tables]])
+                    except psycopg.DatabaseError as exc:
+                        error = ("Unable to subscribe to changes with given parameters. An exception happened so"
+                                 f" please check your connect parameters: [{p.log_text()}]."
+                                 f" Exception: {flt.db_error_text(exc)}")
+                        raise _Refused from None
+                    rows = await cur.fetchall()
+                    bindings.append(PgBinding(channel, reply["id"], params, p.event, p.select,
+                                              {row[0]: row[1] for row in rows}, since=rows[0][2] if rows else 0))
+        except _Refused:
+            return response, [error or ""]
+    for binding in bindings:
+        channel.bindings.append(binding)
+        channel.hub.add_binding(binding)
+    return response, []
+
+
+class _Refused(Exception):
+    """Ends the subscribing transaction (rolled back) on the first refused entry."""
 
 
 @dataclass
@@ -78,13 +157,16 @@ class Change:
 
 
 def change_data(change: Change, cols: list[dict[str, str]], error: str | None, rls: bool,
-                pk: list[str] | None) -> dict[str, Any]:
-    """The `data` Realtime sends: only the columns the subscriber's role may select;
-    `old_record` is the replica identity's columns (the primary key by default, the whole
-    old row with REPLICA IDENTITY FULL), and only the primary key for a DELETE under RLS.
-    `error` (no primary key, primary key not selectable) replaces the change."""
+                pk: list[str] | None, select: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The `data` Realtime sends: only the columns the subscriber's role may select (of them,
+    those the binding selected and the primary key); `old_record` is the replica identity's
+    columns (the primary key by default, the whole old row with REPLICA IDENTITY FULL), and
+    only the primary key for a DELETE under RLS. `error` (no primary key, primary key not
+    selectable) replaces the change."""
     if error:
         return {"schema": change.schema, "table": change.table, "type": change.action, "errors": [error]}
+    if select is not None:
+        cols = [c for c in cols if c["name"] in select or c["name"] in (pk or ())]
     names = [c["name"] for c in cols]
     data: dict[str, Any] = {
         "schema": change.schema, "table": change.table, "commit_timestamp": change.commit_timestamp,
@@ -158,9 +240,8 @@ class ChangeFeed:
                 continue
             change = Change(schema, table, action, orjson.loads(record) if record else None,
                             orjson.loads(old_record) if old_record else None, ts)
-            row = change.old_record if action == "DELETE" else change.record
             wanted = [i for i in db_ids
-                      if (b := self.hub.bindings.get(i)) is not None and b.wants(change_id, action, row)]
+                      if (b := self.hub.bindings.get(i)) is not None and b.wants(change_id, action)]
             if wanted:
                 items.append({"k": k, "change": change_id, "ids": wanted})
                 changes[k] = change
@@ -175,12 +256,15 @@ class ChangeFeed:
 
     def _send(self, change: Change, db_ids: list[int], cols: list[dict[str, str]], error: str | None, rls: bool,
               pk: list[str] | None) -> None:
-        data = orjson.dumps(change_data(change, cols, error, rls, pk))
-        per_channel: dict[Channel, list[int]] = defaultdict(list)
+        # One message per channel and column selection, naming the bindings it answers.
+        per_channel: dict[tuple[Channel, tuple[str, ...] | None], list[int]] = defaultdict(list)
         for db_id in db_ids:
             binding = self.hub.bindings.get(db_id)
-            if binding is not None and binding.id not in per_channel[binding.channel]:
-                per_channel[binding.channel].append(binding.id)
-        for channel, binding_ids in per_channel.items():
-            payload = b'{"ids":' + orjson.dumps(binding_ids) + b',"data":' + data + b"}"
+            if binding is not None and binding.id not in per_channel[binding.channel, binding.select]:
+                per_channel[binding.channel, binding.select].append(binding.id)
+        data: dict[tuple[str, ...] | None, bytes] = {}
+        for (channel, select), binding_ids in per_channel.items():
+            if select not in data:
+                data[select] = orjson.dumps(change_data(change, cols, error, rls, pk, select))
+            payload = b'{"ids":' + orjson.dumps(binding_ids) + b',"data":' + data[select] + b"}"
             channel.socket.send(encode_raw_payload(channel.socket.vsn, channel.topic, "postgres_changes", payload))

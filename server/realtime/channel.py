@@ -7,19 +7,15 @@ import asyncio
 import logging
 import time
 import uuid
-import zlib
 from typing import TYPE_CHECKING, Any
 
-import orjson
 import psycopg
 
 from server.caller import ANONYMOUS, Caller
-from server.realtime import filters as flt
-from server.realtime import presence, replay
+from server.realtime import presence
 from server.realtime.auth import ChannelError, Policies, can_write, read_policies, verify_token
-from server.realtime.bus import PublishError
-from server.realtime.changes import PgBinding
-from server.realtime.protocol import Message, UserBroadcast, encode_user_broadcast
+from server.realtime.changes import PgBinding, subscribe
+from server.realtime.protocol import Message, UserBroadcast
 
 if TYPE_CHECKING:
     from server.db.pool import Pool
@@ -27,32 +23,6 @@ if TYPE_CHECKING:
     from server.realtime.socket import RealtimeSocket
 
 log = logging.getLogger("supalite.realtime")
-
-_TABLES_SQL = """
-select c.oid::bigint, exists (select 1 from pg_trigger t
-                              where t.tgrelid = c.oid and t.tgname = 'supalite_realtime_capture' and t.tginitdeferred)
-from pg_catalog.pg_publication_tables pt
-join pg_catalog.pg_namespace n on n.nspname = pt.schemaname
-join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relname = pt.tablename
-where pt.pubname = 'supabase_realtime'
-  and (%(schema)s = '*' or pt.schemaname = %(schema)s)
-  and (%(table)s::text is null or %(table)s = '*' or pt.tablename = %(table)s)
-"""
-# Also the last change committed before the subscription: the binding delivers only later ones.
-_INSERT_SUB_SQL = """
-with sub as (
-  insert into realtime.subscription (subscription_id, entity, filters, claims, claims_role, node)
-  select %s, e::oid::regclass, %s::jsonb, %s::jsonb, %s, %s from unnest(%s::bigint[]) e
-  returning id, entity::oid::bigint
-)
-select sub.id, sub.entity, (select coalesce(max(c.id), 0) from realtime.changes c) from sub
-"""
-
-
-def binding_id(params: dict[str, Any]) -> int:
-    """A stable id for a postgres_changes entry (Realtime uses a hash of its params)."""
-    return zlib.crc32(orjson.dumps(params, option=orjson.OPT_SORT_KEYS)) & 0x7FFFFFF
-
 
 class Channel:
     def __init__(self, socket: RealtimeSocket, topic: str, join_ref: str | None) -> None:
@@ -70,8 +40,6 @@ class Channel:
         self.access_token: str | None = None
         self.bindings: list[PgBinding] = []
         self.presence_entry: tuple[str, dict[str, Any]] | None = None
-        self.replayed: list[replay.StoredMessage] = []
-        self.replayed_ids: frozenset[str] = frozenset()  # not delivered again when they arrive live
         self._expiry: asyncio.TimerHandle | None = None
         self.closed = False
 
@@ -107,10 +75,6 @@ class Channel:
         self._authenticate(payload.get("access_token") or payload.get("user_token"))
         if self.private:
             await self._authorize_read()
-        if "replay" in broadcast:
-            replay.check(self.private, bool(self.policies.broadcast_read), self.sub_topic)
-            self.replayed = await replay.fetch(self.api_pool, self.sub_topic, self.caller, broadcast["replay"])
-            self.replayed_ids = frozenset(m.id for m in self.replayed)
         pg_params = config.get("postgres_changes") or []
         if not isinstance(pg_params, list):
             pg_params = []
@@ -148,44 +112,11 @@ class Channel:
         self.policies = policies
 
     async def _subscribe(self, entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-        response, errors = [], []
-        role, claims_json = self.caller.role, self.caller.claims_json
-        async with self.pool.connection() as conn:
-            for params in entries:
-                bid = binding_id(params)
-                response.append({**params, "id": bid})
-                event = str(params.get("event", "*")).upper()
-                schema = str(params.get("schema") or "public")
-                table = params.get("table")
-                try:
-                    filters = flt.parse(params.get("filter"))
-                except flt.FilterError as exc:
-                    errors.append(f"Unable to subscribe to changes with given parameters: {exc}")
-                    continue
-                cur = await conn.execute(_TABLES_SQL, {"schema": schema, "table": table})
-                tables = await cur.fetchall()
-                if not tables or event not in ("*", "INSERT", "UPDATE", "DELETE"):
-                    errors.append(
-                        "Unable to subscribe to changes with given parameters. Please check Realtime is enabled"
-                        f" for the given connect parameters: [event: {params.get('event')}, schema: {schema},"
-                        f" table: {table}, filters: [{params.get('filter') or ''}]]")
-                    continue
-                if not all(has_trigger for _, has_trigger in tables):
-                    await conn.execute("select realtime.sync_capture_triggers()")
-                cur = await conn.execute(_INSERT_SUB_SQL, [
-                    uuid.uuid4(), orjson.dumps([f.as_json() for f in filters]).decode(), claims_json, role,
-                    self.hub.node, [oid for oid, _ in tables]])
-                rows = await cur.fetchall()
-                binding = PgBinding(self, bid, params, event, filters, {row[0]: row[1] for row in rows},
-                                    since=rows[0][2] if rows else 0)
-                self.bindings.append(binding)
-                self.hub.add_binding(binding)
-        return response, errors
+        return await subscribe(self, entries)  # all or none, as Realtime (changes.py)
 
     # -- after the join reply ----------------------------------------------------------
 
     async def after_join(self, errors: list[str]) -> None:
-        self._push_replayed()
         if self.bindings or errors:
             if errors:
                 for error in errors:
@@ -198,19 +129,6 @@ class Channel:
     async def _push_presence_state(self) -> None:
         state = await presence.state(self.pool, self.sub_topic, self.private)
         self.push("presence_state", state)
-
-    def _push_replayed(self) -> None:
-        for stored in self.replayed:
-            meta = {"replayed": True, "id": stored.id}
-            if stored.is_json:
-                self.push("broadcast", {"payload": orjson.Fragment(stored.payload), "event": stored.event,
-                                        "type": "broadcast", "meta": meta})
-            else:
-                frame = encode_user_broadcast(self.socket.vsn, self.topic,
-                                              UserBroadcast(stored.event, stored.payload, False, meta))
-                if frame is not None:  # vsn 1.0.0 cannot carry a binary payload: skipped, as Realtime does
-                    self.socket.send(frame)
-        self.replayed = []
 
     def push(self, event: str, payload: Any) -> None:
         self.socket.push(self.join_ref, None, self.topic, event, payload)
@@ -246,12 +164,7 @@ class Channel:
             if self.ack:
                 self.socket.reply(msg, "error", {"reason": "You do not have permissions to write to this Channel topic"})
             return
-        try:
-            await self.hub.broadcast(self.sub_topic, self.private, message, sender=self)
-        except PublishError:
-            if self.ack:  # delivered here, but not to the other processes
-                self.socket.reply(msg, "error", {"reason": "Unable to broadcast the message"})
-            return
+        await self.hub.broadcast(self.sub_topic, self.private, message, sender=self)
         if self.ack:
             self.socket.reply(msg, "ok", {})
 
