@@ -40,3 +40,37 @@ def test_python_client_receives_a_change(live_server) -> None:
     assert data["table"] == "py_notes"
     assert data["record"]["body"] == "hi"
     assert data["record"]["owner"] == uid
+
+
+def test_python_client_private_channel_replays_and_receives_database_broadcasts(live_server) -> None:
+    uid = str(uuid.uuid4())
+    topic = f"py-db-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(live_server.database_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create policy {} on realtime.messages for select to authenticated"
+                             " using (extension = 'broadcast' and realtime.topic() = {} and auth.uid() = {}::uuid)")
+                     .format(sql.Identifier(f"py_read_{topic}"), sql.Literal(topic), sql.Literal(uid)))
+        for n in (1, 2, 3):  # one transaction each: stored in order
+            conn.execute("select realtime.send(jsonb_build_object('n', %s::int), 'note', %s)", [n, topic])
+    since = 0  # every stored message of the topic, the latest `limit` of them
+
+    async def scenario() -> list[dict]:
+        client = AsyncRealtimeClient(f"{live_server.url}/realtime/v1", token=live_server.anon_key)
+        await client.connect()
+        await client.set_auth(user_token(live_server.settings, uid))
+        received: asyncio.Queue = asyncio.Queue()
+        subscribed = asyncio.Event()
+        channel = client.channel(topic, {"config": {"private": True, "broadcast": {"replay": {"since": since, "limit": 2}}}})
+        channel.on_broadcast("note", received.put_nowait)
+        await channel.subscribe(lambda state, err: subscribed.set() if state.value == "SUBSCRIBED" else None)
+        await asyncio.wait_for(subscribed.wait(), 10)
+        got = [await asyncio.wait_for(received.get(), 10) for _ in range(2)]
+        with psycopg.connect(live_server.database_url, autocommit=True) as conn:
+            conn.execute("select realtime.send('{\"n\": 4}', 'note', %s)", [topic])
+        got.append(await asyncio.wait_for(received.get(), 10))
+        await client.close()
+        return got
+
+    got = asyncio.run(scenario())
+    assert [m["payload"]["n"] for m in got] == [2, 3, 4]
+    assert [m["meta"].get("replayed") for m in got] == [True, True, None]
+    assert all(m["event"] == "note" and m["meta"]["id"] == m["payload"]["id"] for m in got)
