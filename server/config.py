@@ -208,6 +208,8 @@ SETTINGS: dict[str, Setting] = {
     "storage_s3_secret_key": Setting("STORAGE_S3_SECRET_KEY", "", "S3 secret key"),
     "storage_s3_region": Setting("STORAGE_S3_REGION", "us-east-1", "S3 region"),
     "file_size_limit": Setting("SUPALITE_FILE_SIZE_LIMIT", "52428800", "Global upload size limit in bytes (50 MiB)"),
+    "tus_url_expiry_ms": Setting("TUS_URL_EXPIRY_MS", "3600000", "Resumable (TUS) uploads expire this long after creation, in milliseconds"),
+    "tus_part_size": Setting("TUS_PART_SIZE", "50", "Largest S3 part of a resumable upload, in MB (at least 5)"),
     "log_level": Setting("SUPALITE_LOG_LEVEL", "info", "Log level"),
 }
 
@@ -216,7 +218,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "db_pool_size": int, "migrate_on_start": _bool, "db_schemas": _csv,
     "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_plan_enabled": _bool,
     "mailer_autoconfirm": _bool, "max_sessions_per_user": int, "rate_limits_enabled": _bool,
-    "file_size_limit": int, "rest_max_body_bytes": int,
+    "file_size_limit": int, "rest_max_body_bytes": int, "tus_url_expiry_ms": int, "tus_part_size": int,
     "sessions_timebox": _go_duration, "sessions_inactivity_timeout": _go_duration,
     "rate_limit_email_sent": int, "rate_limit_sms_sent": int, "rate_limit_anonymous_users": int,
     "rate_limit_token_refresh": int, "rate_limit_sign_in_sign_ups": int, "rate_limit_token_verifications": int,
@@ -318,6 +320,8 @@ class Settings:
     storage_s3_secret_key: str = ""
     storage_s3_region: str = "us-east-1"
     file_size_limit: int = 52428800
+    tus_url_expiry_ms: int = 3600000
+    tus_part_size: int = 50  # MB
     log_level: str = "info"
     # SUPALITE_APP_<NAME> variables: database settings `app.<name>` the app's SQL reads.
     app_settings: dict[str, str] = field(default_factory=dict)
@@ -414,6 +418,6 @@ def section_of(setting: Setting) -> str:
         return "REST (PostgREST)"
     if env.startswith(("GOTRUE_", "SUPALITE_AUTH_")) or env in ("SUPALITE_RATE_LIMITS", "SUPALITE_SMTP_URL"):
         return "Auth (GoTrue)"
-    if env.startswith("STORAGE_") or env == "SUPALITE_FILE_SIZE_LIMIT":
+    if env.startswith(("STORAGE_", "TUS_")) or env == "SUPALITE_FILE_SIZE_LIMIT":
         return "Storage"
     return "Server and database"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,7 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from server.auth.jwt import JwtError
-from server.caller import verified_caller
+from server.caller import MissingToken, verified_caller
 from server.context import AppContext
 from server.db.bucket_declarations import parse_size
 from server.db.health import is_unavailable
@@ -24,7 +25,8 @@ from server.storage.backends import make_backend
 from server.storage.db import BucketOptions, NewBucket
 from server.storage.paths import validate_bucket_name
 from server.storage.reaper import Reaper
-from server.storage.service import SUPERUSER, StorageService
+from server.storage.service import SUPERUSER, StorageService, js_date
+from server.storage.tus import TusEndpoint
 from server.storage.uploads import declared_file_size, read_upload
 
 log = logging.getLogger("supalite.storage")
@@ -41,11 +43,15 @@ def message(text: str) -> Response:
 
 
 def caller_of(request: Request, ctx: AppContext) -> RequestContext:
-    """The caller, from the request's JWT: every handler asks first, before reading a body."""
+    """The caller, from the request's JWT: every handler asks first, before reading a body.
+    As storage-api's jwt hook: no token at all, or a bad one, is AccessDenied (the apikey
+    header stands in for a missing Authorization, as Supabase's gateway does)."""
     try:
-        caller = verified_caller(ctx.keys, request.headers)
+        caller = verified_caller(ctx.keys, request.headers, required=True)
+    except MissingToken:
+        raise errors.missing_jwt() from None
     except JwtError as exc:
-        raise errors.invalid_jwt(str(exc)) from None
+        raise errors.access_denied(str(exc)) from None
     return RequestContext.of(caller, request.method, request.url.path, dict(request.headers))
 
 
@@ -68,14 +74,41 @@ def size_limit(value: Any, global_limit: int) -> int | None:
 
 
 def mime_list(value: Any) -> list[str] | None:
+    """allowed_mime_types as storage-api keeps them: null stays null (anything), [] stays
+    [] (anything), entries normalized (`type/subtype` or `type/*`, lower-cased, no params)."""
     if value is None:
         return None
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise errors.invalid_parameter("allowed_mime_types", "allowed_mime_types must be a list of strings")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise errors.invalid_request("body/allowed_mime_types must be array")
     if len(value) > inputs.MAX_ITEMS:
         raise errors.too_many_items(inputs.MAX_ITEMS)
-    content_types.validate_allowed(value)
-    return value or None
+    return content_types.normalize_allowed(value)
+
+
+BUCKET_TYPES = ("STANDARD", "ANALYTICS")
+
+
+def bucket_type(value: Any) -> str:
+    """A new bucket's `type`: STANDARD unless given. ANALYTICS (Iceberg) buckets are a
+    separate store storage-api keeps apart; this server has none."""
+    if value is None:
+        return "STANDARD"
+    if not isinstance(value, str) or value not in BUCKET_TYPES:
+        raise errors.invalid_request("body/type must be equal to one of the allowed values")
+    if value != "STANDARD":
+        raise errors.invalid_request("Analytics buckets are not supported by this server")
+    return value
+
+
+def lists_bucket_type(user_agent: str) -> bool:
+    """storage-api leaves `type` out of GET /bucket for storage3 before 0.12.1."""
+    match = _STORAGE3_AGENT.search(user_agent)
+    if match is None:
+        return True
+    return tuple(int(n) for n in match.groups()) >= (0, 12, 1)
+
+
+_STORAGE3_AGENT = re.compile(r"supabase-py/storage3 v(\d{1,9})\.(\d{1,9})\.(\d{1,9})", re.IGNORECASE)
 
 
 def guarded(handler: Handler) -> Handler:
@@ -118,18 +151,24 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         reaper = Reaper(ctx, backend)
         ctx.on_startup.append(reaper.start)
         ctx.on_shutdown.append(reaper.stop)  # shutdown hooks run in reverse: reaper first
+    resumable = TusEndpoint(ctx, service, backend)  # /upload/resumable (TUS)
+    if reap:  # its sweep of expired uploads and its lock-release requests, as the reaper
+        ctx.on_startup.append(resumable.store.start)
+        ctx.on_shutdown.append(resumable.store.stop)
 
     # -- buckets -----------------------------------------------------------------------
 
     async def list_buckets(request: Request) -> Response:
         caller = caller_of(request, ctx)
         q = request.query_params
-        limit = inputs.integer(q.get("limit"), "limit", default=0, where="querystring") or None
+        limit = inputs.integer(q.get("limit"), "limit", default=0, minimum=1, where="querystring") or None
         offset = inputs.integer(q.get("offset"), "offset", default=0, where="querystring")
         search = inputs.text(q, "search", required=False, where="querystring")
-        column = inputs.text(q, "sortColumn", required=False, default="name", max_length=64, where="querystring")
-        order = inputs.text(q, "sortOrder", required=False, default="asc", max_length=8, where="querystring")
-        return json_response(await service.list_buckets(caller, limit, offset, search, column, order))
+        column = inputs.choice(q, "sortColumn", ("id", "name", "created_at", "updated_at"), None, "querystring")
+        order = inputs.choice(q, "sortOrder", ("asc", "desc"), None, "querystring")
+        with_type = lists_bucket_type(request.headers.get("user-agent", ""))
+        return json_response(await service.list_buckets(caller, limit, offset, search, column or "name",
+                                                              order or "asc", with_type))
 
     def bucket_options(body: dict[str, Any]) -> BucketOptions:
         options: BucketOptions = {}
@@ -147,7 +186,8 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         name = validate_bucket_name(inputs.text(body, "name", max_length=100))
         bucket_id = validate_bucket_name(inputs.text(body, "id", required=False, default=name, max_length=100) or name)
         values: NewBucket = {"id": bucket_id, "name": name, "public": False, "file_size_limit": None,
-                             "allowed_mime_types": None, **bucket_options(body)}
+                             "allowed_mime_types": None, "type": bucket_type(body.get("type")),
+                             **bucket_options(body)}
         created = await service.create_bucket(caller, values)
         return json_response({"name": created})
 
@@ -167,7 +207,7 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
 
     async def empty_bucket(request: Request) -> Response:
         await service.empty_bucket(caller_of(request, ctx), request.path_params["bucket"])
-        return message("Successfully emptied")
+        return message("Empty bucket has been queued. Completion may take up to an hour.")
 
     # -- object writes -----------------------------------------------------------------
 
@@ -246,21 +286,31 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         row = await service.find(SUPERUSER, bucket, name)
         return await serve(request, row, expires=media.expires_header(claims["exp"]))
 
-    def info_body(row: dict[str, Any]) -> dict[str, Any]:
+    def info_response(request: Request, row: dict[str, Any]) -> Response:
+        """storage-api's InfoRenderer: the object's fields (dates as JavaScript writes them)
+        and its ETag / Last-Modified / Cache-Control headers."""
         metadata = row.get("metadata") or {}
-        return {"id": row["id"], "name": row["name"], "version": row["version"], "bucket_id": row["bucket_id"],
+        body = {"id": row["id"], "name": row["name"], "version": row["version"], "bucket_id": row["bucket_id"],
                 "size": metadata.get("size"), "content_type": metadata.get("mimetype"),
                 "cache_control": metadata.get("cacheControl"), "etag": metadata.get("eTag"),
-                "metadata": row.get("user_metadata"), "last_modified": row["updated_at"],
-                "created_at": row["created_at"]}
+                "metadata": row.get("user_metadata"), "last_modified": js_date(row["updated_at"]),
+                "created_at": js_date(row["created_at"])}
+        response = json_response(body)
+        headers = {"ETag": metadata.get("eTag"), "Cache-Control": metadata.get("cacheControl"),
+                   "Last-Modified": media.http_date(row["updated_at"]) if row.get("updated_at") else None}
+        response.headers.update({k: v for k, v in headers.items() if isinstance(v, str) and v.isprintable()})
+        segments = transforms.parse(request.query_params).segments()
+        if segments:
+            response.headers["X-Transformations"] = ",".join(segments)
+        return response
 
     async def info(request: Request) -> Response:
         row = await service.find(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
-        return json_response(info_body(row))
+        return info_response(request, row)
 
     async def info_public(request: Request) -> Response:
         row = await service.find_public(request.path_params["bucket"], request.path_params["path"])
-        return json_response(info_body(row))
+        return info_response(request, row)
 
     async def list_objects(request: Request) -> Response:
         caller = caller_of(request, ctx)
@@ -276,13 +326,13 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
     async def list_objects_v2(request: Request) -> Response:
         caller = caller_of(request, ctx)
         body = await inputs.json_body(request)
-        _, order = inputs.sort_by(body)
+        column, order = inputs.sort_by_v2(body)
         limit = inputs.integer(body.get("limit"), "limit", default=1000, minimum=1)
         result = await service.list_objects_v2(
             caller, request.path_params["bucket"], inputs.text(body, "prefix", required=False),
             inputs.boolean(body.get("with_delimiter"), "with_delimiter"),
             inputs.text(body, "cursor", required=False, max_length=4 * inputs.MAX_TEXT) or None,
-            min(limit, 1000), order == "desc")
+            limit, column, order)
         return json_response(result)
 
     async def sign_object(request: Request) -> Response:
@@ -292,7 +342,7 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         transform = body.get("transform")
         if transform is not None and not isinstance(transform, dict):
             raise errors.invalid_request("body/transform must be object")
-        parsed = transforms.parse(transform) if transform else None
+        parsed = transforms.parse(transform, "body/transform") if transform else None
         url = await service.sign_download(caller, request.path_params["bucket"], request.path_params["path"],
                                           expires_in, parsed)
         return json_response({"signedURL": url})
@@ -308,11 +358,17 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
     # -- image transforms --------------------------------------------------------------
 
     async def rendered(request: Request, row: dict[str, Any], transform: transforms.Transform) -> Response:
-        data, mime = await service.render_image(row, transform)
+        """The image in its output format, with storage-api's headers: the source's ETag and
+        Cache-Control, imgproxy's options as X-Transformations."""
+        data, mime = await service.render_image(row, transform, "image/webp" in request.headers.get("accept", ""))
         metadata = row.get("metadata") or {}
-        headers = {"Cache-Control": metadata.get("cacheControl") or "no-cache",
-                   "Last-Modified": media.http_date(row["updated_at"]), "X-Transformations": transform.token(),
+        headers = {"Accept-Ranges": "bytes", "ETag": metadata.get("eTag") or "",
+                   "Cache-Control": metadata.get("cacheControl") or "no-cache",
+                   "Last-Modified": media.http_date(row["updated_at"]),
                    **media.content_headers(mime, request.query_params.get("download"))}
+        segments = transform.segments()
+        if segments:
+            headers["X-Transformations"] = ",".join(segments)
         return Response(data, headers=headers)
 
     async def render_authenticated(request: Request) -> Response:
@@ -339,6 +395,7 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
     obj = "/object/{bucket}/{path:path}"
     routes = [
         Route("/status", status),
+        *resumable.routes(),
         Route("/bucket", guarded(list_buckets), methods=["GET"]),
         Route("/bucket", guarded(create_bucket), methods=["POST"]),
         Route("/bucket/{bucket}", guarded(get_bucket), methods=["GET"]),

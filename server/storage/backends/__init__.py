@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from server.config import Settings
-from server.storage.backends.base import Backend, BackendMissing, ObjectHead, TooLarge
+from server.storage.backends.base import Backend, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
 from server.storage.backends.file import FileBackend
 
 
@@ -13,8 +13,8 @@ def make_backend(settings: Settings) -> Backend:
 
         client = make_client(settings.storage_s3_endpoint, settings.storage_s3_access_key,
                              settings.storage_s3_secret_key, settings.storage_s3_region)
-        return S3Backend(client, settings.storage_s3_bucket)
+        return S3Backend(client, settings.storage_s3_bucket, settings.tus_part_size * 1024 * 1024)
     return FileBackend(settings.data_dir / "storage")
 
 
-__all__ = ["Backend", "BackendMissing", "FileBackend", "ObjectHead", "TooLarge", "make_backend"]
+__all__ = ["Backend", "BackendMissing", "FileBackend", "ObjectHead", "OnDurable", "PartState", "TooLarge", "make_backend"]

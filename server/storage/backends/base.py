@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 CHUNK = 1024 * 1024  # the unit bytes move in: big enough for throughput, small for memory
+
+# What a backend keeps about a resumable upload between requests (JSON, stored by the
+# caller in the upload's row): {} for files, the multipart upload and its parts for S3.
+PartState = dict[str, Any]
+# Called by `resumable_append` at each durable point with the state and the offset
+# reached: the caller records them before the next durable point.
+OnDurable = Callable[[PartState, int], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,29 @@ class Backend(Protocol):
 
     async def delete(self, key: str) -> None:
         """Remove key; a missing key is not an error."""
+        ...
+
+    # -- resumable uploads: bytes appended over several requests, then placed at `key` --
+    # `scratch` names the upload's scratch bytes ([0-9a-f]{32}); `key` is where the object
+    # will live once complete. Offsets are the caller's (its row): an append starts at
+    # `offset`, and bytes a crashed request wrote past it are dropped.
+
+    async def resumable_open(self, scratch: str, key: str, content_type: str, cache_control: str) -> PartState:
+        """Start an empty upload; the state to keep."""
+        ...
+
+    async def resumable_append(self, scratch: str, key: str, state: PartState, offset: int,
+                               chunks: AsyncIterator[bytes], final: int, on_durable: OnDurable) -> tuple[PartState, int]:
+        """Append the stream at `offset` (the stream never goes past `final`, the upload's
+        length); everything it gave is durable on return: (state, new offset)."""
+        ...
+
+    async def resumable_complete(self, scratch: str, key: str, state: PartState) -> ObjectHead:
+        """Place the finished upload's bytes at `key`; the scratch bytes are gone."""
+        ...
+
+    async def resumable_abort(self, scratch: str, key: str, state: PartState) -> None:
+        """Drop an unfinished upload's bytes; a missing one is not an error."""
         ...
 
 

@@ -5,7 +5,11 @@ place, then the folder is flushed too: a failed or too-large upload leaves nothi
 committed row never points at bytes a power cut could lose. The writer holds an exclusive
 lock on its temporary file while it writes; at start a sweep removes the temporary files
 nobody holds (left by a process killed mid-upload). Every path is checked to stay under
-the root (the secure-path guard)."""
+the root (the secure-path guard).
+
+A resumable upload appends to its own file under `#resumable/` (a name no bucket can
+take), written at the offset its row records and flushed to disk before the row moves
+on, then renamed into place when complete."""
 
 from __future__ import annotations
 
@@ -24,12 +28,14 @@ from typing import BinaryIO, TypeVar
 
 import anyio
 
-from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, TooLarge
+from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
 from server.storage.backends.fileread import open_for_reading, read_range
 
 T = TypeVar("T")
 log = logging.getLogger("supalite.storage.file")
 _PART_NAME = re.compile(r"\..+\.[0-9a-f]{32}\.part")
+_SCRATCH = re.compile(r"[0-9a-f]{32}")
+RESUMABLE_DIR = "#resumable"  # '#' is no bucket name's character: never an object's folder
 
 
 class FileBackend:
@@ -168,6 +174,80 @@ class FileBackend:
 
         await anyio.to_thread.run_sync(remove)
 
+    # -- resumable uploads --------------------------------------------------------------
+
+    def scratch_path(self, scratch: str) -> Path:
+        if not _SCRATCH.fullmatch(scratch):
+            raise BackendMissing(scratch)
+        return self.root / RESUMABLE_DIR / f"{scratch}.upload"
+
+    async def resumable_open(self, scratch: str, key: str, content_type: str, cache_control: str) -> PartState:
+        path = self.scratch_path(scratch)
+
+        def create() -> None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            _fsync(path.parent)
+
+        await anyio.to_thread.run_sync(create)
+        return {}
+
+    async def resumable_append(self, scratch: str, key: str, state: PartState, offset: int,
+                               chunks: AsyncIterator[bytes], final: int, on_durable: OnDurable) -> tuple[PartState, int]:
+        path = self.scratch_path(scratch)
+
+        def open_at() -> int:
+            fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+            if os.fstat(fd).st_size < offset:  # bytes the row counts are gone: nothing to append to
+                os.close(fd)
+                raise FileNotFoundError(path)
+            os.ftruncate(fd, offset)  # drop what a crashed request wrote past the recorded offset
+            return fd
+
+        try:
+            fd = await anyio.to_thread.run_sync(open_at)
+        except FileNotFoundError:
+            raise BackendMissing(scratch) from None
+        position = offset
+        buffer = bytearray()
+        try:
+            async for chunk in chunks:
+                buffer += chunk
+                if len(buffer) >= CHUNK:
+                    block, buffer = bytes(buffer), bytearray()
+                    await anyio.to_thread.run_sync(_pwrite, fd, block, position)
+                    position += len(block)
+        finally:
+            # Whatever ended the stream (its end, a client gone), what arrived is kept.
+            with anyio.CancelScope(shield=True):
+                try:
+                    if buffer:
+                        await anyio.to_thread.run_sync(_pwrite, fd, bytes(buffer), position)
+                        position += len(buffer)
+                    await anyio.to_thread.run_sync(os.fsync, fd)
+                finally:
+                    os.close(fd)
+                await on_durable(state, position)
+        return state, position
+
+    async def resumable_complete(self, scratch: str, key: str, state: PartState) -> ObjectHead:
+        source, final = self.scratch_path(scratch), self.path(key)
+
+        def place() -> None:
+            os.replace(source, final)
+            _fsync(final.parent)
+
+        try:
+            await anyio.to_thread.run_sync(_in_folder, final, place)
+        except FileNotFoundError:
+            if not final.is_file():  # not a repeat of a completion that already placed it
+                raise BackendMissing(scratch) from None
+        return await self.head(key)
+
+    async def resumable_abort(self, scratch: str, key: str, state: PartState) -> None:
+        path = self.scratch_path(scratch)
+        await anyio.to_thread.run_sync(lambda: path.unlink(missing_ok=True))
+
     def _prune(self, folder: Path) -> None:
         """Remove the now-empty folders of a name, never the root itself."""
         while folder != self.root and self.root in folder.parents:
@@ -233,6 +313,13 @@ def _remove_if_abandoned(path: Path, started_at: float) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def _pwrite(fd: int, block: bytes, position: int) -> None:
+    view = memoryview(block)
+    while view:
+        written = os.pwrite(fd, view, position)
+        view, position = view[written:], position + written
 
 
 def _write_block(handle: BinaryIO, digest: hashlib._Hash, block: bytes) -> None:

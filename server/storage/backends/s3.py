@@ -1,22 +1,35 @@
 """S3 / MinIO through the `minio` client: every object in one bucket, keyed like the file
 backend. The client is synchronous, so each call runs in a worker thread; uploads stream
-as multipart parts of PART_SIZE, so memory stays flat whatever the object's size."""
+as multipart parts of PART_SIZE, so memory stays flat whatever the object's size.
+
+A resumable upload is an S3 multipart upload created at the object's key, as
+storage-api's TUS S3 store does: each request's bytes are spooled to a temporary file
+and sent as parts of at most `resumable_part_size` (TUS_PART_SIZE); a tail shorter than
+S3's 5 MiB minimum part that is not the upload's end is kept as a separate object
+(`#resumable/<scratch>.part`, upstream's "incomplete part") and sent in front of the next
+request's bytes. Parts are sent from the file through a presigned URL, so a part is never
+held in memory."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import IO, Any
 from urllib.parse import urlparse
 
 import anyio
 import anyio.from_thread
 from minio import Minio
 from minio.commonconfig import CopySource
+from minio.datatypes import Part
 from minio.error import S3Error
 
-from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, TooLarge
+from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
 
 PART_SIZE = 8 * 1024 * 1024
+MIN_PART_SIZE = 5 * 1024 * 1024  # S3's smallest part, but for the last one
+RESUMABLE_PREFIX = "#resumable"  # two segments: never an object's key (bucket/name/version)
 
 
 def make_client(endpoint: str, access_key: str, secret_key: str, region: str) -> Minio:
@@ -60,9 +73,10 @@ async def _next_chunk(chunks: AsyncIterator[bytes]) -> bytes | None:
 
 
 class S3Backend:
-    def __init__(self, client: Minio, bucket: str) -> None:
+    def __init__(self, client: Minio, bucket: str, resumable_part_size: int = 50 * 1024 * 1024) -> None:
         self.client = client
         self.bucket = bucket
+        self.resumable_part_size = max(resumable_part_size, MIN_PART_SIZE)
 
     async def start(self) -> None:
         def ensure() -> None:
@@ -129,6 +143,136 @@ class S3Backend:
 
     async def delete(self, key: str) -> None:
         await anyio.to_thread.run_sync(lambda: self.client.remove_object(self.bucket, key))
+
+
+    # -- resumable uploads --------------------------------------------------------------
+
+    def _pending_key(self, scratch: str) -> str:
+        return f"{RESUMABLE_PREFIX}/{scratch}.part"
+
+    async def resumable_open(self, scratch: str, key: str, content_type: str, cache_control: str) -> PartState:
+        headers: dict[str, str | list[str] | tuple[str]] = {
+            "Content-Type": content_type or "application/octet-stream", "Cache-Control": cache_control}
+        upload_id = await anyio.to_thread.run_sync(
+            lambda: self.client._create_multipart_upload(self.bucket, key, headers))
+        return {"uploadId": upload_id, "parts": [], "pending": 0, "contentType": content_type}
+
+    async def resumable_append(self, scratch: str, key: str, state: PartState, offset: int,
+                               chunks: AsyncIterator[bytes], final: int, on_durable: OnDurable) -> tuple[PartState, int]:
+        parts: list[dict[str, Any]] = list(state.get("parts") or [])
+        pending = int(state.get("pending") or 0)
+        if sum(int(p["size"]) for p in parts) + pending != offset:
+            raise BackendMissing(scratch)  # the row and the parts disagree: nothing safe to append to
+        stored = offset - pending  # bytes in parts; the spool holds the rest
+        spool = await anyio.to_thread.run_sync(tempfile.TemporaryFile)
+        spooled = 0
+
+        async def send_part() -> None:
+            nonlocal stored, spooled
+            number = len(parts) + 1
+            etag = await anyio.to_thread.run_sync(self._put_part, key, str(state["uploadId"]), number, spool, spooled)
+            parts.append({"number": number, "etag": etag, "size": spooled})
+            stored, spooled = stored + spooled, 0
+            await anyio.to_thread.run_sync(_reset, spool)
+            await on_durable({**state, "parts": parts, "pending": 0}, stored)
+
+        try:
+            if pending:  # the previous request's short tail goes first
+                async for block in self.stream(self._pending_key(scratch)):
+                    await anyio.to_thread.run_sync(spool.write, block)
+                spooled = pending
+            fresh = False
+            buffer = bytearray()
+            try:
+                async for chunk in chunks:
+                    fresh = True
+                    buffer += chunk
+                    if len(buffer) >= CHUNK or spooled + len(buffer) >= self.resumable_part_size:
+                        block, buffer = bytes(buffer), bytearray()
+                        await anyio.to_thread.run_sync(spool.write, block)
+                        spooled += len(block)
+                        if spooled >= self.resumable_part_size:
+                            await send_part()
+            finally:
+                # Whatever ended the stream (its end, a client gone), what arrived is kept.
+                with anyio.CancelScope(shield=True):
+                    if buffer:
+                        await anyio.to_thread.run_sync(spool.write, bytes(buffer))
+                        spooled += len(buffer)
+                    if spooled and (spooled >= MIN_PART_SIZE or stored + spooled == final):
+                        await send_part()
+                    elif spooled and fresh:
+                        await anyio.to_thread.run_sync(self._put_pending, scratch, spool, spooled)
+                    new_state = {**state, "parts": parts, "pending": spooled}
+                    await on_durable(new_state, stored + spooled)
+                    if pending and not spooled:
+                        await self._remove(self._pending_key(scratch))
+        finally:
+            spool.close()
+        return new_state, stored + spooled
+
+    def _put_part(self, key: str, upload_id: str, number: int, spool: IO[bytes], size: int) -> str:
+        """UploadPart from the spool file, streamed: a presigned PUT takes any body."""
+        url = self.client.get_presigned_url("PUT", self.bucket, key, expires=timedelta(hours=1),
+                                            extra_query_params={"partNumber": str(number), "uploadId": upload_id})
+        spool.seek(0)
+        response = self.client._http.urlopen("PUT", url, body=spool, headers={"Content-Length": str(size)},
+                                             preload_content=True, retries=False)
+        if response.status != 200:
+            raise RuntimeError(f"S3 UploadPart answered {response.status}: {response.data[:200]!r}")
+        return str(response.headers.get("ETag", "")).strip('"')
+
+    def _put_pending(self, scratch: str, spool: IO[bytes], size: int) -> None:
+        spool.seek(0)
+        self.client.put_object(self.bucket, self._pending_key(scratch), spool, length=size)  # type: ignore[arg-type]
+
+    async def _remove(self, key: str) -> None:
+        try:
+            await self.delete(key)
+        except S3Error:
+            pass  # best effort: an expired upload's sweep removes it again
+
+    async def resumable_complete(self, scratch: str, key: str, state: PartState) -> ObjectHead:
+        parts = [Part(int(p["number"]), str(p["etag"])) for p in state.get("parts") or []]
+        upload_id = str(state["uploadId"])
+
+        def complete() -> None:
+            if not parts:  # an empty upload: S3 completes no multipart upload without parts
+                self.client._abort_multipart_upload(self.bucket, key, upload_id)
+                self.client.put_object(self.bucket, key, _Empty(), length=0,  # type: ignore[arg-type]
+                                       content_type=str(state.get("contentType") or "application/octet-stream"))
+                return
+            self.client._complete_multipart_upload(self.bucket, key, upload_id, parts)
+
+        try:
+            await anyio.to_thread.run_sync(complete)
+        except S3Error as exc:
+            if exc.code != "NoSuchUpload":
+                raise
+            # Completed by an earlier attempt whose row could not be written: the object is there.
+        await self._remove(self._pending_key(scratch))
+        return await self.head(key)
+
+    async def resumable_abort(self, scratch: str, key: str, state: PartState) -> None:
+        upload_id = state.get("uploadId")
+        if upload_id:
+            try:
+                await anyio.to_thread.run_sync(
+                    lambda: self.client._abort_multipart_upload(self.bucket, key, str(upload_id)))
+            except S3Error as exc:
+                if exc.code != "NoSuchUpload":
+                    raise
+        await self._remove(self._pending_key(scratch))
+
+
+class _Empty:
+    def read(self, n: int = -1) -> bytes:
+        return b""
+
+
+def _reset(spool: IO[bytes]) -> None:
+    spool.seek(0)
+    spool.truncate()
 
 
 def _missing(exc: S3Error, key: str) -> Exception:
