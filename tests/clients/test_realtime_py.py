@@ -74,3 +74,45 @@ def test_python_client_private_channel_replays_and_receives_database_broadcasts(
     assert [m["payload"]["n"] for m in got] == [2, 3, 4]
     assert [m["meta"].get("replayed") for m in got] == [True, True, None]
     assert all(m["event"] == "note" and m["meta"]["id"] == m["payload"]["id"] for m in got)
+
+
+def test_python_client_filters_and_selects_columns(live_server) -> None:
+    """realtime-py's `filter` and `select`: an `in` and an `ilike` filter read as the column's
+    types, the payload limited to the selected columns and the key. A sentinel binding on the
+    same channel (`body=eq.END`, inserted last) says when everything before it has arrived."""
+    table = "py_filtered"
+    with psycopg.connect(live_server.database_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create table {} (id bigserial primary key, owner uuid, n int, body text)")
+                     .format(sql.Identifier("public", table)))
+        conn.execute(sql.SQL("alter publication supabase_realtime add table {}").format(sql.Identifier("public", table)))
+    uid = str(uuid.uuid4())
+
+    async def scenario() -> tuple[list[dict], list[dict]]:
+        client = AsyncRealtimeClient(f"{live_server.url}/realtime/v1", token=live_server.anon_key)
+        await client.connect()
+        await client.set_auth(user_token(live_server.settings, uid))
+        in_rows: list[dict] = []
+        ilike_rows: list[dict] = []
+        done = asyncio.Event()
+        subscribed = asyncio.Event()
+        channel = client.channel("py-filtered")
+        channel.on_postgres_changes("INSERT", schema="public", table=table, filter="n=in.(1,3)", select=["n"],
+                                    callback=lambda p: in_rows.append(p["data"]["record"]))
+        channel.on_postgres_changes("INSERT", schema="public", table=table, filter="body=ilike.HELLO%",
+                                    callback=lambda p: ilike_rows.append(p["data"]["record"]))
+        channel.on_postgres_changes("INSERT", schema="public", table=table, filter="body=eq.END",
+                                    callback=lambda p: done.set())
+        await channel.subscribe(lambda state, err: subscribed.set() if state.value == "SUBSCRIBED" else None)
+        await asyncio.wait_for(subscribed.wait(), 10)
+        with psycopg.connect(live_server.database_url, autocommit=True) as conn:
+            for n, body in ((1, "hello world"), (2, "Hello again"), (3, "bye"), (None, "END")):
+                conn.execute(sql.SQL("insert into {} (owner, n, body) values (%s, %s, %s)")
+                             .format(sql.Identifier("public", table)), [uid, n, body])
+        await asyncio.wait_for(done.wait(), 10)
+        await client.close()
+        return in_rows, ilike_rows
+
+    in_rows, ilike_rows = asyncio.run(scenario())
+    assert [sorted(r) for r in in_rows] == [["id", "n"], ["id", "n"]]
+    assert [r["n"] for r in in_rows] == [1, 3]
+    assert [r["body"] for r in ilike_rows] == ["hello world", "Hello again"]
