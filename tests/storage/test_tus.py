@@ -5,6 +5,7 @@ interrupted PATCH resumed, several processes serving one upload, on both backend
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -372,3 +373,122 @@ def test_abandoned_uploads_are_swept(database_url: str, client: httpx.Client) ->
         assert tus.head(client, auth, location).status_code == 404
     finally:
         server.stop()
+
+
+# -- several processes, one upload ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def replicas(database_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two server processes on one database and one data folder, as behind a balancer."""
+    shared = harness.scratch_dir("supalite-shared-")
+    first = harness.start_server(database_url, args=["--no-migrate"], data_dir=shared / "data")
+    second = harness.start_server(database_url, args=["--no-migrate"], data_dir=shared / "data")
+    yield first, second
+    first.stop()
+    second.stop()
+
+
+def test_replicas_serve_one_upload(client: httpx.Client, replicas: tuple[LiveServer, LiveServer]) -> None:
+    """Created on one process, written through both: the row and the bytes are shared, and
+    a PATCH stuck on one process is asked to let go when the client comes back on the other."""
+    a, b = replicas
+    auth = service_headers(a)
+    name = f"shared-{uuid.uuid4().hex[:6]}"
+    create_bucket(httpx.Client(base_url=a.url), a, name)
+    total = 3 * MiB
+    data = b"".join(tus.pattern(0, total))
+    location = tus.create(client, auth, total, meta(name, "a.bin"), endpoint=url(a)).headers["location"]
+    on_b = location.replace(a.url, b.url)
+    assert tus.patch(client, auth, on_b, 0, data[:MiB]).status_code == 204
+    assert tus.head(client, auth, location).headers["upload-offset"] == str(MiB)
+
+    # A PATCH on `a` that sends 1 MiB and then hangs (a client on a dead network)...
+    stop = threading.Event()
+
+    def stalled_body() -> Iterator[bytes]:
+        yield data[MiB:2 * MiB]
+        stop.wait(60)
+
+    outcome: list[object] = []
+
+    def stalled() -> None:
+        try:
+            outcome.append(tus.patch(httpx.Client(timeout=60), auth, location, MiB, stalled_body(),
+                                     **{"Content-Length": str(2 * MiB)}).status_code)
+        except Exception as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=stalled)
+    thread.start()
+    try:
+        time.sleep(1.0)  # its first MiB is in
+        # ...and the client, back through `b`, retries from the offset it knew: `a` is asked
+        # to stop (rather than `b` timing out on the lock), keeps the MiB it read, and `b`
+        # answers with the conflict that sends the client to HEAD.
+        retried = tus.patch(client, auth, on_b, MiB, data[MiB:])
+        assert (retried.status_code, retried.text) == (409, "Upload-Offset conflict\n")
+        offset = int(tus.head(client, auth, on_b).headers["upload-offset"])
+        assert offset == 2 * MiB
+        assert tus.patch(client, auth, on_b, offset, data[offset:]).status_code == 204
+    finally:
+        stop.set()
+        thread.join(30)
+    got = client.get(f"{a.url}/storage/v1/object/{name}/a.bin", headers=auth)
+    assert got.content == data
+
+
+# -- 200 MB, cut and resumed -----------------------------------------------------------------
+
+def test_200_mb_in_chunks_cut_and_resumed(client: httpx.Client, database_url: str) -> None:
+    """200 MB in Supabase's 6 MB chunks, generated on the fly; the connection dies in the
+    middle of a chunk, the client asks where the server is and finishes from there."""
+    total, chunk = 200 * MiB, 6 * MiB
+    live_server = harness.start_server(database_url, args=["--no-migrate"],
+                                       extra_env={"SUPALITE_FILE_SIZE_LIMIT": str(total)})
+    try:
+        _upload_200_mb(client, live_server, total, chunk)
+    finally:
+        live_server.stop()
+
+
+def _upload_200_mb(client: httpx.Client, live_server: LiveServer, total: int, chunk: int) -> None:
+    big = f"big-{uuid.uuid4().hex[:6]}"
+    create_bucket(httpx.Client(base_url=live_server.url), live_server, big)
+    auth = service_headers(live_server)
+    location = tus.create(client, auth, total, meta(big, "video.mp4", contentType="video/mp4"),
+                          endpoint=url(live_server)).headers["location"]
+    cut_at = 100 * MiB + 12345  # inside the 17th chunk
+
+    def body(start: int, stop: int) -> Iterator[bytes]:
+        for piece in tus.pattern(start, stop):
+            if start < cut_at <= start + len(piece):
+                yield piece[:cut_at - start]
+                time.sleep(0.3)
+                raise ConnectionResetError("network gone")
+            start += len(piece)
+            yield piece
+
+    offset, cuts = 0, 0
+    while offset < total:
+        end = min(offset + chunk, total)
+        try:
+            sent = tus.patch(client, auth, location, offset, body(offset, end), **{"Content-Length": str(end - offset)})
+        except (httpx.HTTPError, ConnectionResetError):
+            cuts += 1
+            cut_at = -1  # once
+            offset = wait_offset(client, auth, location, lambda o: o > offset)  # noqa: B023 - read at once
+            assert offset == 100 * MiB + 12345  # every byte that arrived was kept
+            continue
+        assert sent.status_code == 204, sent.text
+        offset = int(sent.headers["upload-offset"])
+    assert cuts == 1
+
+    digest = hashlib.sha256()
+    for piece in tus.pattern(0, total):
+        digest.update(piece)
+    downloaded = hashlib.sha256()
+    with client.stream("GET", f"{live_server.url}/storage/v1/object/{big}/video.mp4", headers=auth) as got:
+        assert got.status_code == 200
+        for block in got.iter_bytes():
+            downloaded.update(block)
+    assert downloaded.hexdigest() == digest.hexdigest()
