@@ -1,10 +1,12 @@
 """Storage throughput and memory, as ratios measured in one run.
 
-    .venv/bin/python bench/storage.py [--size-mb 100] [--big-mb 1024]
+    .venv/bin/python bench/storage.py [--size-mb 100] [--big-mb 1024] [--tus-mb 200] [--tus-only]
 
 Prints download MB/s of a 100 MB object divided by reading the same file from disk,
-upload MB/s divided by writing the same file to disk, and the server's peak RSS growth
-while a 1 GB object is uploaded (aims: download >= 0.5, RSS growth < 50 MB).
+upload MB/s divided by writing the same file to disk, the server's peak RSS growth
+while a 1 GB object is uploaded (aims: download >= 0.5, RSS growth < 50 MB), and the
+same growth (VmRSS of the server process, /proc/<pid>/status) during a 200 MB resumable
+(TUS) upload sent in Supabase's 6 MB chunks.
 
 For reference it also prints the loopback ceiling: the same client downloading the same
 file from a bare socket server that answers with `sendfile` (no HTTP framework, no copy
@@ -93,6 +95,60 @@ def download(client: httpx.Client, headers: dict[str, str], name: str) -> tuple[
     return time.perf_counter() - start, received
 
 
+def vm_rss(pid: int) -> int:
+    """The process's resident memory in bytes, as /proc/<pid>/status reports it."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def resumable_upload(client: httpx.Client, headers: dict[str, str], pid: int, size_mb: int) -> None:
+    """A TUS upload of `size_mb` in 6 MB PATCHes (bytes made on the fly); prints its speed and
+    the server's VmRSS growth, peak and after."""
+    import base64
+
+    chunk = 6 * MB
+    total = size_mb * MB
+    block = os.urandom(MB)
+    meta = ",".join(f"{k} {base64.b64encode(v.encode()).decode()}" for k, v in
+                    {"bucketName": "bench", "objectName": "resumable.bin", "contentType": "video/mp4"}.items())
+    tus = {**headers, "Tus-Resumable": "1.0.0", "x-upsert": "true"}
+    baseline = peak = vm_rss(pid)
+    done = threading.Event()
+
+    def sample_rss() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, vm_rss(pid))
+            time.sleep(0.01)
+
+    def body(length: int) -> Iterator[bytes]:
+        while length > 0:
+            yield block[:min(MB, length)]
+            length -= MB
+
+    sampler = threading.Thread(target=sample_rss, daemon=True)
+    sampler.start()
+    start = time.perf_counter()
+    created = client.post("/storage/v1/upload/resumable",
+                          headers={**tus, "Upload-Length": str(total), "Upload-Metadata": meta})
+    created.raise_for_status()
+    offset = 0
+    while offset < total:
+        length = min(chunk, total - offset)
+        sent = client.patch(created.headers["location"], content=body(length), headers={
+            **tus, "Upload-Offset": str(offset), "Content-Type": "application/offset+octet-stream",
+            "Content-Length": str(length)})
+        sent.raise_for_status()
+        offset = int(sent.headers["upload-offset"])
+    elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    print(f"{size_mb} MB TUS upload (6 MB chunks) {size_mb / elapsed:7.1f} MB/s   server VmRSS growth "
+          f"peak {(peak - baseline) / MB:.1f} MB, after {(vm_rss(pid) - baseline) / MB:.1f} MB (aim < 50)")
+
+
 def loopback_ceiling(path: Path, headers: dict[str, str]) -> float:
     """Seconds for the same client to fetch `path` from a bare `sendfile` socket server."""
     import socket
@@ -139,6 +195,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size-mb", type=int, default=100)
     parser.add_argument("--big-mb", type=int, default=1024)
+    parser.add_argument("--tus-mb", type=int, default=200)
+    parser.add_argument("--tus-only", action="store_true", help="only the resumable upload's memory")
     args = parser.parse_args()
 
     work = harness.scratch_dir("supalite-bench-storage-")
@@ -149,12 +207,16 @@ def main() -> None:
         # Platform schema only (an empty project dir): the bench needs no app tables.
         database_url = fresh_database(owner_url, work / "project")
         server = harness.start_server(database_url, args=["--no-migrate"], data_dir=work / "data", extra_env={
-            "SUPALITE_FILE_SIZE_LIMIT": str((max(args.big_mb, args.size_mb) + 16) * MB), "SUPALITE_PROJECT_DIR": str(work / "project")})
+            "SUPALITE_FILE_SIZE_LIMIT": str((max(args.big_mb, args.size_mb, args.tus_mb) + 16) * MB),
+            "SUPALITE_PROJECT_DIR": str(work / "project")})
         headers = {"apikey": server.service_key, "Authorization": f"Bearer {server.service_key}"}
         sample = work / "sample.bin"
         make_file(sample, args.size_mb)
         with httpx.Client(base_url=server.url, timeout=600) as client:
             client.post("/storage/v1/bucket", json={"name": "bench"}, headers=headers).raise_for_status()
+            resumable_upload(client, headers, server.process.pid, args.tus_mb)
+            if args.tus_only:
+                return
             disk_read(sample)  # warm the page cache for both sides alike
             read_s = min(disk_read(sample) for _ in range(3))
             write_s = min(disk_write(sample, work / "copy.bin") for _ in range(2))
