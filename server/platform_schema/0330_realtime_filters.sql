@@ -276,10 +276,12 @@ begin
         continue;
       end if;
       -- Collected first: no cursor stays open while the role is switched.
-      with passing as materialized (
-        select f.filters
-        from (select distinct s.filters from realtime.subscription s
-              where s.claims_role = role_name and s.id = any(wanted)) f
+      -- (materialized: the filter test is not pushed below the distinct, once per row)
+      with distinct_filters as materialized (
+        select distinct s.filters from realtime.subscription s
+        where s.claims_role = role_name and s.id = any(wanted)
+      ), passing as materialized (
+        select f.filters from distinct_filters f
         where realtime.filters_pass(ent, role_name, f.filters, filter_rec)
       )
       select pg_catalog.array_agg(s.id order by s.id), pg_catalog.array_agg(s.claims order by s.id)
