@@ -281,3 +281,37 @@ def test_one_refused_binding_subscribes_none(server: harness.LiveServer) -> None
     refused, after_refusal, after_success = asyncio.run(scenario())
     assert "invalid column for filter nope" in refused["message"]
     assert (after_refusal, after_success) == (0, 2)
+
+
+def test_a_filter_on_a_column_the_role_can_no_longer_read_lets_nothing_through(server: harness.LiveServer) -> None:
+    """Column privileges are read again at each change: once `tag` may no longer be selected,
+    a filter on it passes nothing (it would otherwise tell its value)."""
+    uid = str(uuid.uuid4())
+    table = sql.Identifier("public", "flt_revoked")
+    with psycopg.connect(server.database_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create table {} (id bigserial primary key, owner uuid, name text, tag text)").format(table))
+        conn.execute(sql.SQL("alter publication supabase_realtime add table {}").format(table))
+
+    def add(name: str, tag: str | None) -> None:
+        with psycopg.connect(server.database_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("insert into {} (owner, name, tag) values (%s, %s, %s)").format(table), [uid, name, tag])
+
+    async def scenario() -> list[str]:
+        client = await PhoenixClient.connect(server.url, server.anon_key)
+        entries = [{"event": "INSERT", "schema": "public", "table": "flt_revoked", "filter": f}
+                   for f in ("tag=eq.secret", "name=eq.END")]
+        response, system = await join(client, "revoked", entries, user_token(server.settings, uid))
+        assert system["status"] == "ok", system
+        add("before", "secret")
+        frame = await client.receive("postgres_changes")  # checked while `tag` was still readable
+        got = [frame[4]["data"]["record"]["name"]]
+        with psycopg.connect(server.database_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("revoke select on {} from authenticated").format(table))
+            conn.execute(sql.SQL("grant select (id, owner, name) on {} to authenticated").format(table))
+        add("after", "secret")
+        add("END", None)
+        got += [data["record"]["name"] for _, data in await until_sentinel(client, "revoked", response[1]["id"])]
+        await client.close()
+        return got
+
+    assert asyncio.run(scenario()) == ["before"]
