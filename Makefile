@@ -25,7 +25,12 @@ help:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+# The cairo library, from Debian: cairosvg draws the SVG sources of /render/image with it.
+LIBCAIRO := /usr/share/doc/libcairo2/copyright
+$(LIBCAIRO):
+	apt-get install -y libcairo2 || (apt-get update && apt-get install -y libcairo2)
+
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python $(LIBCAIRO)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e .
 	touch $@
 

@@ -21,8 +21,7 @@ _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _QUOTED = r'"(?:[^"\\\x00-\x08\x0a-\x1f\x7f]|\\[\x09\x20-\x7e])*"'
 _PARAM = rf"[ \t]*;[ \t]*(?:{_TOKEN}=(?:{_TOKEN}|{_QUOTED}))?"
 _MEDIA_TYPE = re.compile(rf"[ \t]*({_TOKEN})/({_TOKEN})((?:{_PARAM})*)[ \t]*")
-# storage-api's rule for a bucket's allowed_mime_types entries (a trailing `*` is a wildcard).
-_ALLOWED_PATTERN = re.compile(r"([a-zA-Z0-9\-+.]+)/([a-zA-Z0-9\-+.]+)(;\s*charset=[a-zA-Z0-9\-]+)?|.*\*")
+MAX_ALLOWED_LENGTH = 1000  # storage-api's bound on one allowed_mime_types entry
 
 
 @dataclass(frozen=True)
@@ -55,23 +54,34 @@ def require(value: str | None) -> MediaType:
     return parsed
 
 
-def validate_allowed(patterns: list[str]) -> None:
-    """A bucket's allowed_mime_types entries, checked as storage-api checks them."""
+def normalize_allowed(patterns: list[str]) -> list[str]:
+    """A bucket's allowed_mime_types as storage-api stores them: each entry one media type
+    (`type/subtype` or the wildcard `type/*`, parameters allowed and dropped), lower-cased,
+    duplicates removed in order; empty entries are skipped. Anything else (`*/*`, `*/png`,
+    `image/p*`, `garbage*`, lists, extra slashes) is refused with InvalidMimeType."""
+    normalized: list[str] = []
     for pattern in patterns:
-        if len(pattern) > 1000 or not _ALLOWED_PATTERN.fullmatch(pattern):
+        if not pattern:
+            continue
+        media = parse(pattern.strip()) if len(pattern) <= MAX_ALLOWED_LENGTH else None
+        kind, _, sub = media.essence.partition("/") if media else ("", "", "")
+        if media is None or "*" in kind or ("*" in sub and sub != "*"):
             raise errors.invalid_mime_type(pattern[:100])
+        if media.essence not in normalized:
+            normalized.append(media.essence)
+    return normalized
 
 
 def allowed(media: MediaType, patterns: list[str] | None) -> bool:
-    """Whether `media` matches one of a bucket's patterns: `type/subtype`, `type/*` or `*/*`
-    (case-insensitive; parameters of a pattern are ignored)."""
+    """Whether `media` matches one of a bucket's patterns, `type/subtype` or `type/*`
+    (case-insensitive; parameters of a pattern are ignored). No pattern: anything."""
     if not patterns:
         return True
     kind, _, sub = media.essence.partition("/")
     for pattern in patterns:
         wanted = pattern.split(";", 1)[0].strip().lower()
         wanted_kind, _, wanted_sub = wanted.partition("/")
-        if wanted in ("*", "*/*") or (wanted_kind == kind and wanted_sub in ("*", sub)):
+        if wanted_kind == kind and wanted_sub in ("*", sub):
             return True
     return False
 

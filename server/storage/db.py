@@ -30,6 +30,7 @@ class BucketOptions(TypedDict, total=False):
 class NewBucket(BucketOptions, total=True):
     id: str
     name: str
+    type: str
 
 
 async def fetch_one(conn: AsyncConnection, query: QueryNoTemplate, params: Params) -> dict[str, Any] | None:
@@ -58,23 +59,46 @@ async def bucket(conn: AsyncConnection, bucket_id: str) -> dict[str, Any] | None
     return await fetch_one(conn, query, [bucket_id])
 
 
+def _bucket_json(with_type: bool) -> sql.Composable:
+    """A bucket as storage-api's response schema writes it: its properties in the schema's
+    order, `owner` a string ('' for none), dates as JavaScript's toISOString (ms, Z)."""
+    return sql.SQL(
+        "json_build_object('id', id, {type} 'name', name, 'owner', coalesce(owner::text, ''), 'public', public,"
+        " 'file_size_limit', file_size_limit, 'allowed_mime_types', allowed_mime_types,"
+        " 'created_at', {created}, 'updated_at', {updated})"
+    ).format(type=sql.SQL("'type', type," if with_type else ""), created=_js_date("created_at"),
+             updated=_js_date("updated_at"))
+
+
+def _js_date(column: str) -> sql.Composable:
+    return sql.SQL("""coalesce(to_char({} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), '')""").format(
+        sql.Identifier(column))
+
+
+async def bucket_json(conn: AsyncConnection, bucket_id: str) -> bytes | None:
+    """GET /bucket/{id}: the bucket as the caller may see it, None when not."""
+    query = sql.SQL("select {}::text from storage.buckets where id = %s").format(_bucket_json(False))
+    row = await (await conn.execute(query, [bucket_id])).fetchone()
+    return row[0].encode() if row else None
+
+
 async def list_buckets(conn: AsyncConnection, limit: int | None, offset: int, search: str,
-                       column: str, order: str) -> bytes:
+                       column: str, order: str, with_type: bool = True) -> bytes:
     query = sql.SQL(
-        "select coalesce(json_agg(b), '[]')::text from ("
-        " select {cols} from storage.buckets where name ilike '%%' || %s || '%%'"
+        "select coalesce(json_agg({bucket} order by {col} {order}), '[]')::text from ("
+        " select * from storage.buckets where name ilike '%%' || %s || '%%'"
         " order by {col} {order} limit %s offset %s) b"
-    ).format(cols=sql.SQL(BUCKET_COLUMNS), col=sql.Identifier(column if column in BUCKET_SORT else "name"),
+    ).format(bucket=_bucket_json(with_type), col=sql.Identifier(column if column in BUCKET_SORT else "name"),
              order=sql.SQL("desc" if order == "desc" else "asc"))
     return await fetch_json(conn, query, [search, limit, offset])
 
 
 async def insert_bucket(conn: AsyncConnection, values: NewBucket, owner: str | None) -> None:
     await conn.execute(
-        "insert into storage.buckets (id, name, owner, owner_id, public, file_size_limit, allowed_mime_types)"
-        " values (%s, %s, %s::uuid, %s, %s, %s, %s)",
+        "insert into storage.buckets (id, name, owner, owner_id, public, file_size_limit, allowed_mime_types, type)"
+        " values (%s, %s, %s::uuid, %s, %s, %s, %s, %s)",
         [values["id"], values["name"], _uuid_or_none(owner), owner, values["public"],
-         values["file_size_limit"], values["allowed_mime_types"]],
+         values["file_size_limit"], values["allowed_mime_types"], values["type"]],
     )
 
 
@@ -186,27 +210,91 @@ async def search(conn: AsyncConnection, bucket_id: str, prefix: str, limit: int,
     )
 
 
-async def list_v2(conn: AsyncConnection, bucket_id: str, prefix: str, delimited: bool, start_after: str,
-                  limit: int, descending: bool) -> list[dict[str, Any]]:
-    """One page of keys under prefix, sorted by name; with the delimiter, deeper names fold
-    into one `prefix/sub/` folder entry (id null)."""
-    order = sql.SQL("desc" if descending else "asc")
+V2_COLUMNS = "id, updated_at, created_at, last_accessed_at, metadata, user_metadata"
+
+
+async def list_v2_flat(conn: AsyncConnection, bucket_id: str, prefix: str, limit: int, column: str | None,
+                       descending: bool, token: str, after: str | None) -> list[dict[str, Any]]:
+    """list-v2 without a delimiter, as storage-api's query: names LIKE prefix || '%' (its
+    wildcards included), ordered by the date column if any then by name (bytewise), the
+    cursor compared as (date to the ms, name) when a date column sorts."""
+    direction = sql.SQL("desc" if descending else "asc")
     compare = sql.SQL("<" if descending else ">")
+    clauses: list[sql.Composable] = [sql.SQL("bucket_id = %(bucket)s")]
+    if prefix:
+        clauses.append(sql.SQL("name like %(prefix)s || '%%'"))
+    if token and column and after:
+        clauses.append(sql.SQL(
+            "row(date_trunc('milliseconds', {col}), name collate \"C\") {cmp}"
+            " row(coalesce(nullif(%(after)s, '')::timestamptz, 'epoch'::timestamptz), %(token)s)"
+        ).format(col=sql.Identifier(column), cmp=compare))
+    elif token:
+        clauses.append(sql.SQL("name collate \"C\" {} %(token)s").format(compare))
+    order: list[sql.Composable] = [sql.SQL("{} {}").format(sql.Identifier(column), direction)] if column else []
+    order.append(sql.SQL("name collate \"C\" {}").format(direction))
+    query = sql.SQL("select id, name, metadata, updated_at, created_at, last_accessed_at from storage.objects"
+                    " where {where} order by {order} limit %(limit)s").format(
+        where=sql.SQL(" and ").join(clauses), order=sql.SQL(", ").join(order))
+    return await fetch_all(conn, query, {"bucket": bucket_id, "prefix": prefix, "token": token, "after": after,
+                                         "limit": limit})
+
+
+async def list_v2_by_name(conn: AsyncConnection, bucket_id: str, prefix: str, limit: int, descending: bool,
+                          start_after: str, levels: int) -> list[dict[str, Any]]:
+    """list-v2 with the '/' delimiter sorted by name, as storage.search_v2 walks it: a
+    folder (`prefix` + segment, no slash) stands where its first key sorts (`folder/`),
+    bytewise. The cursor is a folder when keys lie under it (skip the folder), else a key
+    (continue after `key/` ascending, before `key` descending)."""
+    direction = sql.SQL("desc" if descending else "asc")
+    if descending:
+        seek = sql.SQL("o.name collate \"C\" < (%(after)s || case when (select folder from cursor) then '/' else '' end)")
+    else:
+        seek = sql.SQL("o.name collate \"C\" >= (%(after)s || case when (select folder from cursor) then '0' else '/' end)")
     query = sql.SQL(
-        "with matching as ("
-        "  select o.*, case when {delim} and strpos(substr(o.name, length({p}) + 1), '/') > 0"
-        "    then {p} || split_part(substr(o.name, length({p}) + 1), '/', 1) || '/' else o.name end as entry"
-        "  from storage.objects o where o.bucket_id = {b} and starts_with(o.name, {p})),"
+        "with cursor as (select exists (select 1 from storage.objects c where c.bucket_id = %(bucket)s"
+        "   and c.name collate \"C\" like %(after)s || '/%%') as folder),"
+        " candidates as (select o.*, strpos(substr(o.name, length(%(prefix)s) + 1), '/') as cut"
+        "   from storage.objects o where o.bucket_id = %(bucket)s and starts_with(o.name, %(prefix)s)"
+        "   and (%(after)s = '' or {seek})),"
         " entries as ("
-        "  select entry as name, bool_or(entry <> name) as folder, min(id::text) as any_id from matching group by entry)"
-        " select e.name, o.id, o.updated_at, o.created_at, o.last_accessed_at, o.metadata"
-        " from entries e left join matching o on not e.folder and o.name = e.name"
-        " where ({after} = '' or e.name {cmp} {after})"
-        " order by e.name {order} limit {limit}"
-    ).format(delim=sql.Placeholder("delim"), p=sql.Placeholder("prefix"), b=sql.Placeholder("bucket"),
-             after=sql.Placeholder("after"), cmp=compare, order=order, limit=sql.Placeholder("limit"))
-    return await fetch_all(conn, query, {"delim": delimited, "prefix": prefix, "bucket": bucket_id,
-                                         "after": start_after, "limit": limit})
+        "   select distinct left(name, length(%(prefix)s) + cut - 1) as name, null::uuid as id,"
+        "     null::timestamptz as updated_at, null::timestamptz as created_at,"
+        "     null::timestamptz as last_accessed_at, null::jsonb as metadata, null::jsonb as user_metadata, true as folder"
+        "   from candidates where cut > 0"
+        "   union all"
+        "   select name, {cols}, false from candidates where cut = 0)"
+        " select split_part(name, '/', %(levels)s) as key, name, {cols} from entries"
+        " order by (case when folder then name || '/' else name end) collate \"C\" {dir} limit %(limit)s"
+    ).format(seek=seek, cols=sql.SQL(V2_COLUMNS), dir=direction)
+    return await fetch_all(conn, query, {"bucket": bucket_id, "prefix": prefix, "after": start_after,
+                                         "levels": levels, "limit": limit})
+
+
+async def list_v2_by_date(conn: AsyncConnection, bucket_id: str, prefix: str, limit: int, descending: bool,
+                          column: str, start_after: str, after: str | None, levels: int) -> list[dict[str, Any]]:
+    """list-v2 with the delimiter sorted by created_at or updated_at, as storage-api's
+    search_by_timestamp: a folder's dates are its oldest key's created_at; the cursor is
+    (date to the ms, name), the order (date to the ms, epoch for none; name bytewise)."""
+    direction = sql.SQL("desc" if descending else "asc")
+    query = sql.SQL(
+        "with raw as (select o.*, case when strpos(substr(o.name, length(%(prefix)s) + 1), '/') > 0"
+        "   then left(o.name, length(%(prefix)s) + strpos(substr(o.name, length(%(prefix)s) + 1), '/')) end as common"
+        "   from storage.objects o where o.bucket_id = %(bucket)s and o.name collate \"C\" like %(prefix)s || '%%'),"
+        " combined as ("
+        "   select rtrim(common, '/') as name, null::uuid as id, min(created_at) as updated_at,"
+        "     min(created_at) as created_at, null::timestamptz as last_accessed_at, null::jsonb as metadata,"
+        "     null::jsonb as user_metadata from raw where common is not null group by common"
+        "   union all"
+        "   select name, {cols} from raw where common is null)"
+        " select split_part(name, '/', %(levels)s) as key, name, {cols} from combined"
+        " where (%(start)s = '' or row(date_trunc('milliseconds', {col}), name collate \"C\") {cmp}"
+        "   row(coalesce(nullif(%(after)s, '')::timestamptz, 'epoch'::timestamptz), %(start)s))"
+        " order by coalesce(date_trunc('milliseconds', {col}), 'epoch'::timestamptz) {dir},"
+        "   name collate \"C\" {dir} limit %(limit)s"
+    ).format(cols=sql.SQL(V2_COLUMNS), col=sql.Identifier(column), cmp=sql.SQL("<" if descending else ">"),
+             dir=direction)
+    return await fetch_all(conn, query, {"bucket": bucket_id, "prefix": prefix, "start": start_after,
+                                         "after": after, "levels": levels, "limit": limit})
 
 
 async def _returned_id(cur: AsyncCursor[Any]) -> str:

@@ -15,26 +15,31 @@ from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
 
 
 class StorageError(Exception):
-    def __init__(self, code: str, status: int, message: str, http_status: int | None = None) -> None:
+    """`error` is storage-api's backwards-compatible `error` field: the code unless the
+    error names another (`Bucket not found`, `not_found`, `Unauthorized`...)."""
+
+    def __init__(self, code: str, status: int, message: str, http_status: int | None = None,
+                 error: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
         self.message = message
+        self.error = error or code
         self.http_status = http_status if http_status is not None else (500 if status == 500 else 400)
 
     def body(self) -> dict[str, str]:
-        return {"statusCode": str(self.status), "code": self.code, "error": self.code, "message": self.message}
+        return {"statusCode": str(self.status), "code": self.code, "error": self.error, "message": self.message}
 
     def response(self) -> JSONResponse:
         return JSONResponse(self.body(), status_code=self.http_status)
 
 
 def no_such_bucket() -> StorageError:
-    return StorageError("NoSuchBucket", 404, "Bucket not found")
+    return StorageError("NoSuchBucket", 404, "Bucket not found", error="Bucket not found")
 
 
 def no_such_key() -> StorageError:
-    return StorageError("NoSuchKey", 404, "Object not found")
+    return StorageError("NoSuchKey", 404, "Object not found", error="not_found")
 
 
 def invalid_key(key: str) -> StorageError:
@@ -42,7 +47,7 @@ def invalid_key(key: str) -> StorageError:
 
 
 def invalid_bucket_name(name: str) -> StorageError:
-    return StorageError("InvalidBucketName", 400, "Bucket name invalid")
+    return StorageError("InvalidBucketName", 400, "Bucket name invalid", error="Invalid Input")
 
 
 def invalid_request(message: str) -> StorageError:
@@ -70,15 +75,15 @@ def expired_signature() -> StorageError:
 
 
 def access_denied(message: str = "new row violates row-level security policy") -> StorageError:
-    return StorageError("AccessDenied", 403, message)
+    return StorageError("AccessDenied", 403, message, error="Unauthorized")
 
 
 def already_exists() -> StorageError:
-    return StorageError("ResourceAlreadyExists", 409, "The resource already exists")
+    return StorageError("ResourceAlreadyExists", 409, "The resource already exists", error="Duplicate")
 
 
 def bucket_already_exists() -> StorageError:
-    return StorageError("BucketAlreadyExists", 409, "The resource already exists")
+    return StorageError("BucketAlreadyExists", 409, "The resource already exists", error="Duplicate")
 
 
 def bucket_not_empty() -> StorageError:
@@ -86,7 +91,7 @@ def bucket_not_empty() -> StorageError:
 
 
 def entity_too_large() -> StorageError:
-    return StorageError("EntityTooLarge", 413, "The object exceeded the maximum allowed size")
+    return StorageError("EntityTooLarge", 413, "The object exceeded the maximum allowed size", error="Payload too large")
 
 
 def body_too_large() -> StorageError:
@@ -99,11 +104,26 @@ def too_many_items(limit: int) -> StorageError:
 
 
 def invalid_mime_type(mime: str) -> StorageError:
-    return StorageError("InvalidMimeType", 415, f"mime type {mime} is not supported")
+    return StorageError("InvalidMimeType", 415, f"mime type {mime} is not supported", error="invalid_mime_type")
 
 
 def invalid_range() -> StorageError:
-    return StorageError("InvalidRange", 400, "invalid range provided")
+    return StorageError("InvalidRange", 400, "invalid range provided", error="invalid_range")
+
+
+def range_not_satisfiable() -> StorageError:
+    """A Range past the end: S3's InvalidRange (416) as storage-api passes an S3 error on."""
+    return StorageError("S3Error", 416, "InvalidRange", error="The requested range is not satisfiable")
+
+
+def missing_jwt() -> StorageError:
+    """No token at all: storage-api verifies the empty string and answers with jose's error."""
+    return access_denied("Invalid Compact JWS")
+
+
+def invalid_continuation_token() -> StorageError:
+    """storage-api's ERRORS.InvalidParameter (whose code is MissingParameter)."""
+    return StorageError("MissingParameter", 400, "Invalid Parameter continuation token")
 
 
 def internal(message: str = "Internal server error") -> StorageError:

@@ -122,3 +122,28 @@ def sort_by(body: dict[str, Any]) -> tuple[str, str]:
     if order not in ("asc", "desc"):
         raise errors.invalid_request("body/sortBy/order must be equal to one of the allowed values")
     return column, order
+
+
+def choice(params: Mapping[str, Any], name: str, allowed: tuple[str, ...], default: str | None,
+           where: str = "body") -> str | None:
+    """An optional enumerated field, refused as storage-api's schema refuses it."""
+    value = params.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, str) or value not in allowed:
+        raise errors.invalid_request(f"{where}/{name} must be equal to one of the allowed values")
+    return value
+
+
+def sort_by_v2(body: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(column, order) of list-v2's optional `sortBy`: its column is required and one of
+    name/updated_at/created_at, its order asc or desc; None where not given."""
+    sort = body.get("sortBy")
+    if sort is None:
+        return None, None
+    if not isinstance(sort, dict):
+        raise errors.invalid_request("body/sortBy must be object")
+    if sort.get("column") is None:
+        raise errors.invalid_request("body/sortBy must have required property 'column'")
+    column = choice(sort, "column", ("name", "updated_at", "created_at"), None, "body/sortBy")
+    return column, choice(sort, "order", ("asc", "desc"), None, "body/sortBy")

@@ -1,6 +1,7 @@
 """HTTP for stored bytes: ETag / Last-Modified / Cache-Control from the object's row,
-`If-None-Match` and `If-Modified-Since` -> 304, single `Range` -> 206 (416 when it cannot
-be satisfied), `download` -> attachment, HEAD without a body.
+`If-None-Match` and `If-Modified-Since` -> 304, single `Range` -> 206 (one past the end is
+S3's InvalidRange error, as storage-api passes it on), `download` -> attachment, HEAD
+without a body.
 
 Stored bytes are someone's upload served from the API's origin: every answer carries
 `nosniff`, and a type a browser would run (html is already sent as text/plain; svg, xml,
@@ -22,7 +23,9 @@ from starlette.responses import Response, StreamingResponse
 from server.storage import content_types, errors
 from server.storage.backends import Backend, BackendMissing
 
-_RANGE_RE = re.compile(r"bytes=(\d*)-(\d*)")
+_RANGE_RE = re.compile(r"bytes=(\d*)-(\d*)", re.IGNORECASE)  # the unit is case-insensitive (RFC 9110)
+_HTTP_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_NOT_FALLBACK = re.compile(r'[^\x20-\x7e]|["\\]')
 _MAX_DIGITS = 18  # any position with more digits is past the end of any object
 SANDBOX = "sandbox; default-src 'none'"
 
@@ -72,18 +75,24 @@ def _not_modified(headers: Mapping[str, str], etag: str, modified: datetime) -> 
 
 
 def content_disposition(download: str | None) -> dict[str, str]:
+    """storage-api's `?download` answer: a bare `attachment;` without a name; with one, an
+    ASCII `filename` fallback (not percent-encoded; quoted unless a token) and the RFC 8187
+    `filename*` (percent-encoded UTF-8, `'()*` included)."""
     if download is None:
         return {}
     if download == "":
         return {"Content-Disposition": "attachment;"}
-    name = quote(download, safe="")
-    return {"Content-Disposition": f"attachment; filename={name}; filename*=UTF-8''{name};"}
+    fallback = _NOT_FALLBACK.sub("_", download)
+    if not _HTTP_TOKEN.fullmatch(fallback):
+        fallback = f'"{fallback}"'
+    encoded = quote(download, safe="-_.!~", errors="replace")
+    return {"Content-Disposition": f"attachment; filename={fallback}; filename*=UTF-8''{encoded}"}
 
 
 def content_headers(mime: str | None, download: str | None) -> dict[str, str]:
     """Content-Type, nosniff and, for a type a browser would run, attachment + sandbox."""
     served, inline = content_types.served(mime)
-    headers = {"Content-Type": served, "X-Content-Type-Options": "nosniff"}
+    headers = {"Content-Type": served, "X-Content-Type-Options": "nosniff", "X-Robots-Tag": "none"}
     if not inline:
         headers["Content-Security-Policy"] = SANDBOX
         headers["Content-Disposition"] = "attachment"
@@ -140,7 +149,7 @@ async def object_response(backend: Backend, key: str, row: Mapping[str, Any], re
     if if_range and if_range != etag:
         wanted = None
     if wanted == "unsatisfiable":
-        return Response(status_code=416, headers={**headers, "Content-Range": f"bytes */{size}", "Content-Length": "0"})
+        raise errors.range_not_satisfiable()
     status, start, end = 200, 0, size - 1
     if isinstance(wanted, tuple):
         status, (start, end) = 206, wanted

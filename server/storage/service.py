@@ -9,6 +9,7 @@ a replaced version's bytes are removed only after the new row is committed.
 from __future__ import annotations
 
 import base64
+import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -85,16 +86,17 @@ class StorageService:
     # -- buckets -----------------------------------------------------------------------
 
     async def list_buckets(self, caller: RequestContext, limit: int | None, offset: int, search: str,
-                           column: str, order: str) -> bytes:
+                           column: str, order: str, with_type: bool = True) -> bytes:
         async with self.transaction(caller) as conn:
-            return await db.list_buckets(conn, limit, offset, search, column, order)
+            return await db.list_buckets(conn, limit, offset, search, column, order, with_type)
 
-    async def get_bucket(self, caller: RequestContext, bucket_id: str) -> dict[str, Any]:
+    async def get_bucket(self, caller: RequestContext, bucket_id: str) -> bytes:
+        """The bucket's JSON as GET /bucket/{id} sends it."""
         async with self.transaction(caller) as conn:
-            row = await db.bucket(conn, bucket_id)
-        if row is None:
+            found = await db.bucket_json(conn, bucket_id)
+        if found is None:
             raise errors.no_such_bucket()
-        return row
+        return found
 
     async def create_bucket(self, caller: RequestContext, values: db.NewBucket) -> str:
         validate_bucket_name(values["id"])
@@ -157,8 +159,9 @@ class StorageService:
         except TooLarge:
             raise errors.entity_too_large() from None
         metadata = object_metadata(head.size, head.etag, body.content_type, body.cache_control, head.last_modified)
+        # No metadata given is an empty object, as storage-api stores it (info shows `{}`).
         object_id, previous = await self._commit_row(caller, key, write, bucket_id, name, owner, version, metadata,
-                                                     body.user_metadata, replacing=upsert or update)
+                                                     body.user_metadata or {}, replacing=upsert or update)
         if previous and previous != version:
             await self.discard(backend_key(bucket_id, name, previous))
         return object_id, f"{bucket_id}/{name}"
@@ -218,7 +221,7 @@ class StorageService:
     def key_of(self, row: dict[str, Any]) -> str:
         return backend_key(row["bucket_id"], row["name"], row["version"] or "")
 
-    async def render_image(self, row: dict[str, Any], transform: Transform) -> tuple[bytes, str]:
+    async def render_image(self, row: dict[str, Any], transform: Transform, accepts_webp: bool = False) -> tuple[bytes, str]:
         from server.storage import transforms
 
         try:
@@ -228,7 +231,7 @@ class StorageService:
         except BackendMissing:
             raise errors.no_such_key() from None
         mime = (row.get("metadata") or {}).get("mimetype") or "application/octet-stream"
-        return await anyio.to_thread.run_sync(transforms.render, data, transform, mime)
+        return await anyio.to_thread.run_sync(transforms.render, data, transform, mime, accepts_webp)
 
     async def list_objects(self, caller: RequestContext, bucket_id: str, prefix: str, limit: int, offset: int,
                            search: str, column: str, order: str) -> bytes:
@@ -238,18 +241,45 @@ class StorageService:
             return await db.search(conn, bucket_id, prefix, limit, offset, search, column, order)
 
     async def list_objects_v2(self, caller: RequestContext, bucket_id: str, prefix: str, delimited: bool,
-                              cursor: str | None, limit: int, descending: bool) -> dict[str, Any]:
-        start_after = decode_cursor(cursor) if cursor else ""
+                              cursor_text: str | None, limit: int | None, column: str | None,
+                              order: str | None) -> dict[str, Any]:
+        """One page of list-v2, as storage-api's listObjectsV2: a cursor's sort settings win
+        over the body's; one row more than the page tells whether another follows."""
+        page = min(limit or 1000, 1000)
+        cursor = decode_cursor(cursor_text) if cursor_text else None
+        start_after = cursor.get("l", "") if cursor else ""
+        order = (cursor.get("o") if cursor else None) or order
+        column = (cursor.get("c") if cursor else None) or column
+        after = cursor.get("a") if cursor else None
+        descending = order == "desc"
         async with self.transaction(caller) as conn:
-            rows = await db.list_v2(conn, bucket_id, prefix, delimited, start_after, limit + 1, descending)
-        has_next = len(rows) > limit
-        rows = rows[:limit]
-        folders = [{"name": r["name"], "key": r["name"]} for r in rows if r["id"] is None]
-        objects = [{**r, "key": r["name"]} for r in rows if r["id"] is not None]
-        result: dict[str, Any] = {"hasNext": has_next, "folders": folders, "objects": objects}
+            if not delimited:
+                date_column = column if column in ("created_at", "updated_at") else None
+                rows = await db.list_v2_flat(conn, bucket_id, prefix, page + 1, date_column, descending,
+                                             start_after, after)
+            else:
+                levels = len(prefix.split("/")) if prefix else 1
+                if column in ("created_at", "updated_at"):
+                    rows = await db.list_v2_by_date(conn, bucket_id, prefix, page + 1, descending, column,
+                                                    start_after, after, levels)
+                else:
+                    rows = await db.list_v2_by_name(conn, bucket_id, prefix, page + 1, descending, start_after,
+                                                    levels)
+        has_next = len(rows) > page
+        rows = rows[:page]
+        folders = [{**_js_dates(r), "name": r["name"] if r["name"].endswith("/") else r["name"] + "/"}
+                   for r in rows if r["id"] is None]
+        objects = [_js_dates(r) for r in rows if r["id"] is not None]
+        result: dict[str, Any] = {"hasNext": has_next}
         if has_next and rows:
-            result["nextCursor"] = base64.b64encode(f"l:{rows[-1]['name']}".encode()).decode()
-            result["nextCursorKey"] = rows[-1]["name"]
+            last = rows[-1]
+            parts = {"l": last["name"], "o": order, "c": column}
+            if column and column != "name" and last.get(column):
+                parts["a"] = js_date(last[column])
+            result["nextCursor"] = encode_cursor(parts)
+            result["nextCursorKey"] = last["name"]
+        result["folders"] = folders
+        result["objects"] = objects
         return result
 
     # -- deletes, moves, copies --------------------------------------------------------
@@ -362,12 +392,37 @@ class StorageService:
         return {"url": f"/object/upload/sign/{url}?token={token}", "token": token}
 
 
-def decode_cursor(cursor: str) -> str:
-    try:
-        text = base64.b64decode(cursor, validate=True).decode()
-    except (ValueError, UnicodeDecodeError):
-        raise errors.invalid_parameter("cursor", "Invalid continuation token") from None
+def js_date(moment: datetime) -> str:
+    """A timestamp as JavaScript's toISOString writes it: UTC, milliseconds, Z."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _js_dates(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: js_date(v) if isinstance(v, datetime) else v for k, v in row.items()}
+
+
+# list-v2's continuation token: base64 of `k:value` lines (l: last name, o: order,
+# c: sort column, a: that column's value of the last row, v: a version), as storage-api's.
+_CURSOR_KEYS = ("l", "o", "c", "a", "v")
+_CURSOR_PART = re.compile(r"(\S):([^\r\u2028\u2029]*)")
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/]")
+
+
+def encode_cursor(parts: dict[str, str | None]) -> str:
+    text = "\n".join(f"{k}:{parts[k]}" for k in _CURSOR_KEYS if parts.get(k))
+    return base64.b64encode(text.encode()).decode()
+
+
+def decode_cursor(cursor: str) -> dict[str, str]:
+    """A token read as Node reads base64 (other characters skipped, padding optional), each
+    line `k:value` with a known k; the order defaults to asc, as storage-api's decoder."""
+    letters = _NOT_BASE64.sub("", cursor.replace("-", "+").replace("_", "/").split("=", 1)[0])
+    letters = letters[: len(letters) - len(letters) % 4 + (len(letters) % 4 if len(letters) % 4 > 1 else 0)]
+    text = base64.b64decode(letters + "=" * (-len(letters) % 4)).decode(errors="replace")
+    result = {"l": "", "o": "asc"}
     for part in text.split("\n"):
-        if part.startswith("l:"):
-            return part[2:]
-    raise errors.invalid_parameter("cursor", "Invalid continuation token")
+        match = _CURSOR_PART.match(part)
+        if match is None or match.group(1) not in _CURSOR_KEYS:
+            raise errors.invalid_continuation_token()
+        result[match.group(1)] = match.group(2)
+    return result

@@ -45,10 +45,11 @@ def test_buckets_uploads_lists_and_downloads(live_server: harness.LiveServer) ->
     assert files.download("docs/one.txt") == b"upserted"
     with pytest.raises(StorageApiError) as too_big:
         files.upload("docs/big.txt", b"x" * 2000, {"content-type": "text/plain"})
-    assert too_big.value.code == "EntityTooLarge"
+    # storage3's `code` is the body's `error`, storage-api's backwards-compatible name
+    assert (too_big.value.code, too_big.value.status) == ("Payload too large", "413")
     with pytest.raises(StorageApiError) as wrong_type:
         files.upload("docs/a.png", b"png", {"content-type": "image/png"})
-    assert wrong_type.value.code == "InvalidMimeType"
+    assert wrong_type.value.code == "invalid_mime_type"
     assert [e["name"] for e in files.list()] == ["docs"]
     assert [e["name"] for e in files.list("docs")] == ["one.txt", "two.pdf"]
     assert [e["name"] for e in files.list("docs", {"search": "two"})] == ["two.pdf"]
@@ -76,7 +77,41 @@ def test_policy_limits_users_to_their_folder(live_server: harness.LiveServer) ->
     storage(live_server, alice_token).from_(name).upload(f"{alice}/a.txt", b"alice", {"content-type": "text/plain"})
     with pytest.raises(StorageApiError) as refused:
         storage(live_server, bob_token).from_(name).upload(f"{alice}/b.txt", b"bob", {"content-type": "text/plain"})
-    assert refused.value.code == "AccessDenied"
+    assert (refused.value.code, refused.value.status) == ("Unauthorized", "403")
     with pytest.raises(StorageApiError):
         storage(live_server, bob_token).from_(name).download(f"{alice}/a.txt")
     assert storage(live_server, alice_token).from_(name).download(f"{alice}/a.txt") == b"alice"
+
+
+def test_list_v2_info_and_buckets_as_storage_api(live_server: harness.LiveServer) -> None:
+    """storage3's models read list-v2 folders (key and name), info's empty metadata and the
+    bucket list's `type` as Supabase sends them."""
+    admin = storage(live_server)
+    name = f"pyv2-{uuid.uuid4().hex[:6]}"
+    admin.create_bucket(name, options={"allowed_mime_types": ["text/*"]})
+    files = admin.from_(name)
+    for path in ("fold/a.txt", "fold/sub/b.txt", "top.txt"):
+        files.upload(path, b"x", {"content-type": "text/plain"})
+    page = files.list_v2({"with_delimiter": True})
+    assert [(f.key, f.name) for f in page.folders] == [("fold", "fold/")]
+    assert [(o.key, o.name) for o in page.objects] == [("top.txt", "top.txt")] and page.hasNext is False
+    inner = files.list_v2({"with_delimiter": True, "prefix": "fold/", "limit": 1})
+    assert [(o.key, o.name) for o in inner.objects] == [("a.txt", "fold/a.txt")] and inner.hasNext is True
+    rest = files.list_v2({"with_delimiter": True, "prefix": "fold/", "limit": 1, "cursor": inner.nextCursor or ""})
+    assert [(f.key, f.name) for f in rest.folders] == [("sub", "fold/sub/")] and rest.hasNext is False
+    newest = files.list_v2({"sortBy": {"column": "created_at", "order": "desc"}, "limit": 1})
+    assert newest.objects[0].name == "top.txt"
+    assert files.info("top.txt")["metadata"] == {}
+    listed = [b for b in admin.list_buckets() if b.id == name]
+    assert listed[0].type == "STANDARD" and listed[0].allowed_mime_types == ["text/*"]
+    with pytest.raises(StorageApiError) as refused:
+        files.upload("img.png", b"png", {"content-type": "image/png"})
+    assert (refused.value.code, refused.value.status) == ("invalid_mime_type", "415")
+    assert admin.empty_bucket(name) == {"message": "Empty bucket has been queued. Completion may take up to an hour."}
+
+
+def test_no_token_is_refused(live_server: harness.LiveServer) -> None:
+    anonymous = SyncStorageClient(f"{live_server.url}/storage/v1", {})
+    with pytest.raises(StorageApiError) as refused:
+        anonymous.list_buckets()
+    assert (refused.value.code, refused.value.status, refused.value.message) == ("Unauthorized", "403", "Invalid Compact JWS")

@@ -78,7 +78,7 @@ test('a locked lesson is refused by REST and storage; the unlocked one is served
   const raw = await fetch(`${env.url}/storage/v1/object/authenticated/course-content/${locked.file_path}`,
     { headers: { apikey: env.anonKey, authorization: `Bearer ${session.access_token}` } });
   assert.equal(raw.status, 400);
-  assert.deepEqual(await raw.json(), { statusCode: '404', code: 'NoSuchKey', error: 'NoSuchKey', message: 'Object not found' });
+  assert.deepEqual(await raw.json(), { statusCode: '404', code: 'NoSuchKey', error: 'not_found', message: 'Object not found' });
   const noUrl = await files.createSignedUrl(locked.file_path, 60);
   assert.equal(noUrl.data, null);
   assert.match(noUrl.error.message, /not found/i);
