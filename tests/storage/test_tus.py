@@ -8,12 +8,17 @@ import hashlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
 
+import anyio
 import httpx
 import psycopg
 import pytest
 
+from server.storage.backends import Backend, BackendMissing, FileBackend
+from server.storage.backends.s3 import S3Backend, make_client
 from tests import harness
 from tests.harness import LiveServer
 from tests.storage import tus_client as tus
@@ -57,12 +62,12 @@ def meta(bucket: str, name: str, **extra: str) -> dict[str, str | None]:
     return {"bucketName": bucket, "objectName": name, **extra}
 
 
-def sql_one(server: LiveServer, query: str, *params: object) -> tuple | None:
+def sql_one(server: LiveServer, query: str, *params: object) -> tuple[Any, ...] | None:
     with psycopg.connect(server.database_url, autocommit=True) as conn:
         return conn.execute(query, params).fetchone()
 
 
-def upload_row(server: LiveServer, location: str) -> tuple | None:
+def upload_row(server: LiveServer, location: str) -> tuple[Any, ...] | None:
     return sql_one(server, "select upload_offset, upload_length, scratch from storage.resumable_uploads where id = %s",
                    tus.upload_id(location))
 
@@ -182,7 +187,7 @@ def test_termination_removes_the_bytes(client: httpx.Client, live_server: LiveSe
     name = f"gone-{uuid.uuid4().hex[:6]}"
     location = tus.create(client, auth, 100, meta(bucket, name), endpoint=url(live_server)).headers["location"]
     assert tus.patch(client, auth, location, 0, b"x" * 40).status_code == 204
-    scratch = upload_row(live_server, location)[2]
+    scratch = (upload_row(live_server, location) or ("", "", ""))[2]
     part = live_server.settings.data_dir / "storage" / "#resumable" / f"{scratch}.upload"
     assert part.stat().st_size == 40
     ended = client.delete(location, headers={**auth, **tus.TUS})
@@ -362,7 +367,7 @@ def test_abandoned_uploads_are_swept(database_url: str, client: httpx.Client) ->
         create_bucket(httpx.Client(base_url=server.url), server, name)
         location = tus.create(client, auth, 100, meta(name, "a.bin"), endpoint=url(server)).headers["location"]
         assert tus.patch(client, auth, location, 0, b"z" * 10).status_code == 204
-        scratch = upload_row(server, location)[2]
+        scratch = (upload_row(server, location) or ("", "", ""))[2]
         part = server.settings.data_dir / "storage" / "#resumable" / f"{scratch}.upload"
         assert part.exists()
         deadline = time.monotonic() + 20
@@ -492,3 +497,104 @@ def _upload_200_mb(client: httpx.Client, live_server: LiveServer, total: int, ch
         for block in got.iter_bytes():
             downloaded.update(block)
     assert downloaded.hexdigest() == digest.hexdigest()
+
+
+# -- the backends' resumable protocol, directly ---------------------------------------------
+
+@pytest.fixture(params=["file", "s3"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    if request.param == "file":
+        return FileBackend(tmp_path / "storage")
+    endpoint = request.getfixturevalue("s3_endpoint")
+    return S3Backend(make_client(endpoint, "testing", "testing", "us-east-1"), f"r-{uuid.uuid4().hex[:8]}",
+                     resumable_part_size=5 * MiB)
+
+
+async def _stream(data: bytes, fail_after: int | None = None) -> AsyncIterator[bytes]:
+    for i in range(0, len(data), 256 * 1024):
+        if fail_after is not None and i >= fail_after:
+            raise ConnectionResetError("client gone")
+        yield data[i:i + 256 * 1024]
+
+
+def test_backend_appends_resume_and_complete(store: Backend) -> None:
+    """Appends of any size, one cut mid-stream: every byte the stream gave is durable (and
+    reported at each durable point), the next append starts there from the state last
+    reported, and the completed upload is the object at its key, nothing left in scratch."""
+    data = b"".join(tus.pattern(0, 13 * MiB))
+    key = f"b/{uuid.uuid4().hex}/v1"
+    scratch = uuid.uuid4().hex
+    durable: list[tuple[dict[str, Any], int]] = []  # what a row would hold
+
+    async def record(state: dict[str, Any], offset: int) -> None:
+        durable.append((state, offset))
+
+    async def scenario() -> None:
+        await store.start()
+        state = await store.resumable_open(scratch, key, "video/mp4", "max-age=60")
+        state, offset = await store.resumable_append(scratch, key, state, 0, _stream(data[:MiB]), len(data), record)
+        assert offset == MiB  # short of S3's smallest part: kept aside until the next append
+        with pytest.raises(ConnectionResetError):
+            await store.resumable_append(scratch, key, state, offset, _stream(data[offset:], fail_after=7 * MiB),
+                                         len(data), record)
+        state, offset = durable[-1]
+        assert offset == 8 * MiB  # the cut kept all it had read
+        state, offset = await store.resumable_append(scratch, key, state, offset, _stream(data[offset:]),
+                                                     len(data), record)
+        assert offset == len(data)
+        head = await store.resumable_complete(scratch, key, state)
+        assert head.size == len(data)
+        streamed = b"".join([bytes(c) async for c in store.stream(key)])
+        assert hashlib.sha256(streamed).digest() == hashlib.sha256(data).digest()
+        if isinstance(store, S3Backend):
+            assert [p["size"] for p in state["parts"]] == [5 * MiB, 5 * MiB, 3 * MiB]
+            left = await anyio.to_thread.run_sync(lambda: list(store.client.list_objects(store.bucket, "#resumable/")))
+            assert left == []
+        else:
+            assert isinstance(store, FileBackend)
+            assert not store.scratch_path(scratch).exists()
+
+    anyio.run(scenario)
+
+
+def test_backend_drops_bytes_past_the_recorded_offset(tmp_path: Path) -> None:
+    """A process killed after writing but before recording its offset: the next append
+    starts at the recorded offset, not at the file's end."""
+    store = FileBackend(tmp_path / "storage")
+    scratch = uuid.uuid4().hex
+
+    async def nothing(state: dict[str, Any], offset: int) -> None:
+        return None
+
+    async def scenario() -> None:
+        await store.start()
+        state = await store.resumable_open(scratch, "b/x/v1", "text/plain", "no-cache")
+        await store.resumable_append(scratch, "b/x/v1", state, 0, _stream(b"abcdef"), 9, nothing)
+        # the row still says 3: bytes 3..5 were never acknowledged
+        await store.resumable_append(scratch, "b/x/v1", state, 3, _stream(b"XYZ123"), 9, nothing)
+        await store.resumable_complete(scratch, "b/x/v1", state)
+        assert b"".join([bytes(c) async for c in store.stream("b/x/v1")]) == b"abcXYZ123"
+
+    anyio.run(scenario)
+
+
+def test_backend_abort_removes_everything(store: Backend) -> None:
+    scratch = uuid.uuid4().hex
+    key = f"b/{uuid.uuid4().hex}/v1"
+
+    async def nothing(state: dict[str, Any], offset: int) -> None:
+        return None
+
+    async def scenario() -> None:
+        await store.start()
+        state = await store.resumable_open(scratch, key, "text/plain", "no-cache")
+        state, _ = await store.resumable_append(scratch, key, state, 0, _stream(b"x" * 1000), 10_000, nothing)
+        await store.resumable_abort(scratch, key, state)
+        await store.resumable_abort(scratch, key, state)  # twice is harmless
+        with pytest.raises(BackendMissing):
+            await store.resumable_append(scratch, key, state, 1000, _stream(b"y"), 10_000, nothing)
+        if isinstance(store, S3Backend):
+            left = await anyio.to_thread.run_sync(lambda: list(store.client.list_objects(store.bucket, "#resumable/")))
+            assert left == []
+
+    anyio.run(scenario)
