@@ -119,6 +119,16 @@ def test_bucket_type(client: httpx.Client, live_server: LiveServer) -> None:
     assert client.get(f"/storage/v1/bucket/{name}-a", headers=h).json()["statusCode"] == "404"
 
 
+def test_bucket_type_is_storage_api_enum(client: httpx.Client, live_server: LiveServer) -> None:
+    """A project's SQL casting to storage.buckettype runs as on Supabase; other values cannot be stored."""
+    name = f"sqltyped-{uuid.uuid4().hex[:8]}"
+    run_sql(live_server, f"insert into storage.buckets (id, name, type) values ('{name}', '{name}', 'STANDARD'::storage.buckettype)")
+    listed = client.get("/storage/v1/bucket", params={"search": name}, headers=service_headers(live_server)).json()
+    assert listed[0]["type"] == "STANDARD"
+    with pytest.raises(Exception, match="buckettype"):
+        run_sql(live_server, f"insert into storage.buckets (id, name, type) values ('{name}-x', '{name}-x', 'COLD')")
+
+
 def test_bucket_errors_carry_storage_api_error_names(client: httpx.Client, live_server: LiveServer) -> None:
     h = service_headers(live_server)
     missing = client.get(f"/storage/v1/bucket/nope-{uuid.uuid4().hex[:6]}", headers=h).json()
