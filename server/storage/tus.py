@@ -68,13 +68,16 @@ Writer = tuple[RequestContext, str | None, bool]
 class TusError(Exception):
     """A response of @tus/server itself: a status and a plain-text body."""
 
-    def __init__(self, status: int, body: str) -> None:
+    def __init__(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(body)
         self.status = status
         self.body = body
+        self.headers = headers or {}
 
 
 def _tus(status: int, body: str) -> TusError:
+    if (status, body) == ABORTED:  # the client may still be sending: this connection is done
+        return TusError(status, body, {"Connection": "close"})
     return TusError(status, body)
 
 
@@ -228,7 +231,7 @@ class TusEndpoint:
 
     def routes(self) -> list[Route]:
         """The signed routes first: `/sign` would otherwise read as an upload id."""
-        methods = ["POST", "PATCH", "HEAD", "DELETE", "OPTIONS"]
+        methods = ["POST", "PATCH", "HEAD", "DELETE", "OPTIONS", "PUT"]  # PUT: tus's "Not found", as upstream
 
         async def signed(request: Request) -> Response:
             return await self.handle(request, signed=True)
@@ -269,7 +272,7 @@ class TusEndpoint:
                 return _plain(404, "Not found\n")
             return _with_cors(response, request)
         except TusError as exc:
-            return _with_cors(_plain(exc.status, exc.body), request)
+            return _with_cors(_plain(exc.status, exc.body, exc.headers), request)
         except errors.StorageError as exc:
             return _with_cors(_plain(exc.status, exc.message), request)
         except Exception as exc:

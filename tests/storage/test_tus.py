@@ -235,6 +235,8 @@ def test_protocol_errors(client: httpx.Client, live_server: LiveServer, bucket: 
     assert (no_type.status_code, no_type.text) == (403, "Content-Type header required\n")
     no_offset = client.patch(location, headers={**auth, **tus.TUS, **tus.OFFSET_STREAM}, content=b"abc")
     assert (no_offset.status_code, no_offset.text) == (403, "Upload-Offset header required\n")
+    put = client.put(location, headers={**auth, **tus.TUS}, content=b"abc")
+    assert (put.status_code, put.text) == (404, "Not found\n")
     conflict = tus.patch(client, auth, location, 5, b"abc")
     assert (conflict.status_code, conflict.text) == (409, "Upload-Offset conflict\n")
     too_long = tus.patch(client, auth, location, 0, b"x" * 11)
@@ -440,6 +442,52 @@ def test_replicas_serve_one_upload(client: httpx.Client, replicas: tuple[LiveSer
         thread.join(30)
     got = client.get(f"{a.url}/storage/v1/object/{name}/a.bin", headers=auth)
     assert got.content == data
+
+
+def test_process_killed_mid_patch(client: httpx.Client, replicas: tuple[LiveServer, LiveServer],
+                                  database_url: str) -> None:
+    """The process serving a PATCH dies: its lease holds the upload for a while (others
+    get storage-api's LockTimeout), then runs out; the upload goes on from the last
+    recorded offset on a surviving process."""
+    survivor = replicas[1]
+    doomed = harness.start_server(database_url, args=["--no-migrate"], data_dir=survivor.settings.data_dir)
+    try:
+        auth = service_headers(survivor)
+        name = f"crash-{uuid.uuid4().hex[:6]}"
+        create_bucket(httpx.Client(base_url=survivor.url), survivor, name)
+        data = b"".join(tus.pattern(0, 2 * MiB))
+        location = tus.create(client, auth, len(data), meta(name, "a.bin"), endpoint=url(survivor)).headers["location"]
+        stop = threading.Event()
+
+        def hanging() -> Iterator[bytes]:
+            yield data[:MiB]
+            stop.wait(30)
+
+        thread = threading.Thread(target=lambda: _quietly(lambda: tus.patch(
+            httpx.Client(timeout=30), auth, location.replace(survivor.url, doomed.url), 0, hanging(),
+            **{"Content-Length": str(len(data))})))
+        thread.start()
+        time.sleep(1.0)
+        doomed.process.kill()  # SIGKILL: no cleanup of any kind
+        doomed.process.wait(10)
+        stop.set()
+        thread.join(30)
+        locked = tus.patch(client, auth, location, 0, data)
+        assert (locked.status_code, locked.text) == (503, "acquiring lock timeout")
+        deadline = time.monotonic() + 30
+        while (sent := tus.patch(client, auth, location, 0, data)).status_code == 503 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert sent.status_code == 204, sent.text  # from offset 0: the dead process recorded nothing
+        assert client.get(f"{survivor.url}/storage/v1/object/{name}/a.bin", headers=auth).content == data
+    finally:
+        doomed.stop()
+
+
+def _quietly(action: Callable[[], object]) -> None:
+    try:
+        action()
+    except Exception:
+        pass
 
 
 # -- 200 MB, cut and resumed -----------------------------------------------------------------
