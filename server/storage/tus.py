@@ -349,11 +349,12 @@ class TusEndpoint:
             raise _tus(*ERR_MAX_SIZE_EXCEEDED)
         writer = writer or await self._writer(request, caller, bucket, name)
         await self._check_write(writer, bucket, name)
-        content_type = metadata.get("contentType")
-        if content_type:
-            bucket_row = await self.service.bucket_config(bucket)
-            if not content_types.allowed(content_types.require(content_type), bucket_row.get("allowed_mime_types")):
-                raise errors.invalid_mime_type(content_type)
+        # Parsed and checked as a normal upload's type: the one stored is the one checked
+        # (none given is octet-stream, which a bucket's list must then allow too).
+        media_type = content_types.require(metadata.get("contentType"))
+        bucket_row = await self.service.bucket_config(bucket)
+        if not content_types.allowed(media_type, bucket_row.get("allowed_mime_types")):
+            raise errors.invalid_mime_type(metadata.get("contentType") or media_type.essence)
         cache_control = metadata.get("cacheControl") or ""
         cache_control = f"max-age={cache_control}" if re.fullmatch(r"-?\d+", cache_control) else "no-cache"
         with_body = h.get("content-type") == OFFSET_STREAM
@@ -364,7 +365,7 @@ class TusEndpoint:
         version = str(uuid.uuid4())
         scratch = uuid.uuid4().hex
         key = backend_key(bucket, name, version)
-        mime = content_type or "application/octet-stream"
+        mime = str(media_type)
         state = await self.backend.resumable_open(scratch, key, mime, cache_control)
         try:
             record = await self.store.create(f"{bucket}/{name}/{version}", scratch, length, metadata, mime,

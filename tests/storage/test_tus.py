@@ -269,7 +269,7 @@ def test_options_advertises_the_server(client: httpx.Client, live_server: LiveSe
 
 # -- limits and permissions, before any byte ---------------------------------------------
 
-def test_bucket_size_limit_and_mime_types(client: httpx.Client, live_server: LiveServer) -> None:
+def test_bucket_size_limit_and_mime_types(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
     auth = service_headers(live_server)
     small = f"small-{uuid.uuid4().hex[:6]}"
     create_bucket(httpx.Client(base_url=live_server.url), live_server, small, file_size_limit=1000,
@@ -278,6 +278,10 @@ def test_bucket_size_limit_and_mime_types(client: httpx.Client, live_server: Liv
     assert (over.status_code, over.text) == (413, "Maximum size exceeded\n")
     wrong = tus.create(client, auth, 10, meta(small, "a.txt", contentType="text/plain"), endpoint=url(live_server))
     assert (wrong.status_code, wrong.text) == (415, "mime type text/plain is not supported")
+    untyped = tus.create(client, auth, 10, meta(small, "a"), endpoint=url(live_server))
+    assert (untyped.status_code, untyped.text) == (415, "mime type application/octet-stream is not supported")
+    malformed = tus.create(client, auth, 10, meta(bucket, "a", contentType="text/html\r\nX: y"), endpoint=url(live_server))
+    assert malformed.status_code == 415  # refused as a normal upload's type is: it would be sent back as a header
     fits = tus.create(client, auth, 1000, meta(small, "a.png", contentType="image/png"), endpoint=url(live_server))
     assert fits.status_code == 201
     beyond_global = tus.create(client, auth, live_server.settings.file_size_limit + 1,
