@@ -141,9 +141,30 @@ test('a message sent then marked read reaches the learner as INSERT then UPDATE 
     assert.deepEqual(read.data, [{ id }]);
     await waitFor(() => events.length >= 2, 'the message and its read mark');
     assert.deepEqual(events.map((e) => [e.eventType, e.new.id, e.new.is_read]), [['INSERT', id, false], ['UPDATE', id, true]]);
-    assert.deepEqual(events[1].old, { id }); // the primary key, as Supabase sends it
+    // private_messages has the full row as replica identity: an UPDATE carries the previous row.
+    assert.deepEqual([events[1].old.id, events[1].old.is_read], [id, false]);
   } finally {
     await other.query('rollback');
     await other.end();
   }
+});
+
+test("a comment deleted on a lesson reaches the lesson's panel, subscribed with its content_id filter", async () => {
+  const { data: course } = await admin.supabase.from('courses')
+    .insert({ title: 'RT delete course', visibility: 'public', created_by: admin.id }).select('id').single();
+  const { data: lesson } = await admin.supabase.from('course_content')
+    .insert({ course_id: course.id, title: 'RT delete lesson', file_type: 'video', video_embed_url: 'https://player.example/embed/rtd' })
+    .select('id').single();
+  const events = [];
+  await subscribed(alice.supabase.channel(`alice-panel-${Math.random().toString(36).slice(2)}`)
+    .on('postgres_changes', { event: '*', schema: 'public', table: 'content_comments', filter: `content_id=eq.${lesson.id}` },
+      (p) => events.push(p)));
+  const { data: comment, error } = await admin.supabase.from('content_comments')
+    .insert({ content: 'Bientôt supprimé', user_id: admin.id, content_id: lesson.id }).select('id').single();
+  assert.equal(error, null);
+  const removed = await admin.supabase.from('content_comments').delete().eq('id', comment.id).select('id');
+  assert.deepEqual(removed.data, [{ id: comment.id }]);
+  await waitFor(() => events.length >= 2, 'the comment and its deletion');
+  assert.deepEqual(events.map((e) => e.eventType), ['INSERT', 'DELETE']);
+  assert.deepEqual(events[1].old, { id: comment.id }); // RLS is on: the primary key only, as Supabase sends it
 });
