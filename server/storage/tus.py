@@ -391,12 +391,18 @@ class TusEndpoint:
         return _plain(201, "", headers)
 
     def _location(self, request: Request, upload_id: str, signed: bool) -> str:
-        url = request.url  # the storage URL: where this app is mounted (/storage/v1)
-        base = f"{url.scheme}://{url.netloc}{request.scope.get('root_path', '')}".rstrip("/")
-        proto = request.headers.get("x-forwarded-proto")
-        if proto in ("http", "https"):
-            base = re.sub(r"^https?:", f"{proto}:", base)
-        return f"{base}{SIGNED_PATH if signed else PATH}/{encode_id(upload_id)}"
+        """The upload's URL under the storage URL: the configured public URL, else where
+        the client reached us (X-Forwarded-Host/-Proto first, as @tus/server's
+        respectForwardedHeaders reads them behind a proxy)."""
+        mount = request.scope.get("root_path", "")  # where this app is mounted: /storage/v1
+        if self.ctx.settings.public_url:
+            base = self.ctx.settings.public_url.rstrip("/") + mount
+        else:
+            proto = request.headers.get("x-forwarded-proto")
+            host = request.headers.get("x-forwarded-host") or request.url.netloc
+            scheme = proto if proto in ("http", "https") else request.url.scheme
+            base = f"{scheme}://{host}{mount}"
+        return f"{base.rstrip('/')}{SIGNED_PATH if signed else PATH}/{encode_id(upload_id)}"
 
     # -- PATCH: bytes ------------------------------------------------------------------
 

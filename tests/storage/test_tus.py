@@ -88,6 +88,9 @@ def test_create_head_patch_complete(client: httpx.Client, server: LiveServer, bu
     assert path == f"{bucket}/{name}"  # base64url of bucket/name/version, as storage-api's UploadId
     assert str(uuid.UUID(version)) == version
     assert created.headers["tus-resumable"] == "1.0.0"
+    proxied = tus.create(client, {**auth, "X-Forwarded-Host": "project.example", "X-Forwarded-Proto": "https"},
+                         10, meta(bucket, f"p-{name}"), endpoint=url(server))
+    assert proxied.headers["location"].startswith("https://project.example/storage/v1/upload/resumable/")
     assert created.headers["upload-expires"].endswith(" GMT")
     assert "upload-offset" not in created.headers
 
