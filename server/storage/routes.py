@@ -299,7 +299,10 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         headers = {"ETag": metadata.get("eTag"), "Cache-Control": metadata.get("cacheControl"),
                    "Last-Modified": media.http_date(row["updated_at"]) if row.get("updated_at") else None}
         response.headers.update({k: v for k, v in headers.items() if isinstance(v, str) and v.isprintable()})
-        segments = transforms.parse(request.query_params).segments()
+        try:  # the info route reads transform options without checking them
+            segments = transforms.parse(request.query_params).segments()
+        except errors.StorageError:
+            segments = []
         if segments:
             response.headers["X-Transformations"] = ",".join(segments)
         return response

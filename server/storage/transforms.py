@@ -152,6 +152,31 @@ def _svg_size(tree: Any) -> tuple[float, float]:
     return float(width or 0), float(height or 0)
 
 
+MAX_SVG_DRAWS = 200_000  # elements drawn, <use> references expanded: the bound on an SVG's CPU
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+
+
+def _draws(root: Any) -> int:
+    """How many elements drawing `root` visits, each <use> counting what it references:
+    a few hundred bytes of nested <use> can ask for billions (cycles are refused)."""
+    by_id = {el.get("id"): el for el in root.iter() if el.get("id")}
+    memo: dict[int, int] = {}
+
+    def cost(el: Any, depth: int) -> int:
+        if id(el) in memo:
+            return memo[id(el)]
+        if depth > 64:
+            raise _unsupported()
+        total = 1 + sum(cost(child, depth + 1) for child in el)
+        href = str(el.get(_XLINK_HREF) or el.get("href") or "") if str(el.tag).endswith("use") else ""
+        if href.startswith("#") and href[1:] in by_id:
+            total += cost(by_id[href[1:]], depth + 1)
+        memo[id(el)] = total = min(total, MAX_SVG_DRAWS + 1)
+        return total
+
+    return cost(root, 0)
+
+
 def _rasterise(data: bytes, t: Transform) -> Image.Image:
     """An SVG drawn at a bounded size: as large as the transform needs, at most
     MAX_DIMENSION on a side. External resources are never fetched (only data: URLs,
@@ -168,6 +193,8 @@ def _rasterise(data: bytes, t: Transform) -> Image.Image:
         raise errors.StorageError("InvalidRequest", 400, "Image could not be processed: SVG rendering is unavailable") from None
     try:
         tree = Tree(bytestring=data, unsafe=False, url_fetcher=safe_fetch)
+        if _draws(tree.xml_tree) > MAX_SVG_DRAWS:
+            raise _unsupported()
         width, height = _svg_size(tree)
         if not (width > 0 and height > 0) or width * height == float("inf"):
             raise _unsupported()

@@ -388,6 +388,12 @@ def test_svg_sources_are_rasterised_without_fetching(client: httpx.Client, live_
     assert bounded.status_code == 200 and max(Image.open(io.BytesIO(bounded.content)).size) <= transforms.MAX_DIMENSION
     upload(client, live_server, bucket, "broken.svg", b"<svg><unclosed", "image/svg+xml")
     assert render(client, live_server, bucket, "broken.svg").status_code == 400
+    # nested <use>: 10 levels of 10 references ask for 10^9 draws from a few kilobytes
+    levels = "".join(f'<g id="l{i}">' + f'<use xlink:href="#l{i - 1}"/>' * 10 + "</g>" for i in range(1, 10))
+    bomb = (b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="9" height="9">'
+            b'<defs><rect id="l0" width="1" height="1"/>' + levels.encode() + b'</defs><use xlink:href="#l9"/></svg>')
+    upload(client, live_server, bucket, "bomb.svg", bomb, "image/svg+xml")
+    assert render(client, live_server, bucket, "bomb.svg").json()["code"] == "InvalidRequest"
 
 
 def test_transform_forms() -> None:
