@@ -87,7 +87,8 @@ def bucket_already_exists() -> StorageError:
 
 
 def bucket_not_empty() -> StorageError:
-    return StorageError("ResourceNotEmpty", 409, "The bucket you tried to delete is not empty")
+    """storage-api's ERRORS.BucketNotEmpty, whose code is InvalidRequest."""
+    return StorageError("InvalidRequest", 409, "The bucket you tried to delete is not empty")
 
 
 def entity_too_large() -> StorageError:

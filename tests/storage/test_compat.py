@@ -138,6 +138,10 @@ def test_bucket_errors_carry_storage_api_error_names(client: httpx.Client, live_
     name = new_bucket(client, live_server)
     again = client.post("/storage/v1/bucket", json={"name": name}, headers=h).json()
     assert (again["code"], again["error"], again["statusCode"]) == ("BucketAlreadyExists", "Duplicate", "409")
+    upload(client, live_server, name, "keep.txt")
+    full = client.delete(f"/storage/v1/bucket/{name}", headers=h).json()
+    assert full == {"statusCode": "409", "code": "InvalidRequest", "error": "InvalidRequest",
+                    "message": "The bucket you tried to delete is not empty"}
 
 
 def test_allowed_mime_types_normalized_and_wildcards(client: httpx.Client, live_server: LiveServer) -> None:
