@@ -136,8 +136,11 @@ test("on a phone, a lesson file goes up with its progress and is stored under th
   await page.goto(`${BASE_URL}/admin/course/${course.id}`);
   await page.getByRole("heading", { name: "Ajouter du contenu" }).waitFor();
   const audio = mediaBytes(8 * 1024 * 1024 + 12345);
-  await page.getByLabel("Fichier", { exact: true }).setInputFiles({ name: "lecon audio.mp3", mimeType: "audio/mpeg", buffer: audio });
-  assert.equal(await page.getByLabel("Titre du contenu").inputValue(), "lecon audio");
+  // A long name: the panel that repeats it must still fit the phone's width.
+  const name = "dialogue au restaurant niveau intermediaire partie 1.mp3";
+  const title = "dialogue au restaurant niveau intermediaire partie 1";
+  await page.getByLabel("Fichier", { exact: true }).setInputFiles({ name, mimeType: "audio/mpeg", buffer: audio });
+  assert.equal(await page.getByLabel("Titre du contenu").inputValue(), title);
   // mp3 is not one of the detected extensions: the admin picks the type.
   await page.getByLabel("Type de fichier").selectOption("audio");
   const tus = recordResumableRequests(page);
@@ -154,7 +157,7 @@ test("on a phone, a lesson file goes up with its progress and is stored under th
   await hold.release();
 
   await toast(page, "Contenu ajouté");
-  await page.locator('[data-testid="content-item"][data-title="lecon audio"]').waitFor();
+  await page.locator(`[data-testid="content-item"][data-title="${title}"]`).waitFor();
   tus.stop();
   assertRising(await percentsSeen(page));
   assert.equal(tus.count("POST"), 1);
@@ -163,7 +166,7 @@ test("on a phone, a lesson file goes up with its progress and is stored under th
   const [item] = await rest(`course_content?course_id=eq.${course.id}&select=title,file_type,file_path,file_size`);
   assert.equal(item.file_type, "audio");
   assert.equal(item.file_size, audio.length);
-  assert.match(item.file_path, new RegExp(`^${course.id}/\\d+_lecon_audio\\.mp3$`));
+  assert.match(item.file_path, new RegExp(`^${course.id}/\\d+_dialogue_au_restaurant_niveau_intermediaire_partie_1\\.mp3$`));
   const info = await objectInfo("course-content", item.file_path);
   assert.equal(info.content_type, "audio/mpeg");
   assert.equal(info.size, audio.length);

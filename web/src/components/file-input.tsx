@@ -22,7 +22,8 @@ export function FileInput({ file, onFile, className, id, disabled, ...props }: F
       className={cn(
         "border-input flex h-10 w-full min-w-0 cursor-pointer items-center gap-3 rounded-md border px-1.5 text-sm shadow-xs dark:bg-input/30",
         "has-[:focus-visible]:border-ring has-[:focus-visible]:ring-ring/50 has-[:focus-visible]:ring-[3px] has-[[aria-invalid=true]]:border-destructive",
-        disabled && "cursor-not-allowed opacity-50",
+        // Dimmed by its background, not by opacity: the texts keep their contrast.
+        disabled && "bg-muted cursor-not-allowed dark:bg-muted",
         className,
       )}
       onClick={open}

@@ -12,7 +12,7 @@ export function UploadProgressPanel({ state, fileName, onCancel }: { state: Uplo
   const { bytesSent, bytesTotal, percent } = state.progress;
   const status = state.done ? "Terminé" : state.retrying ? "Connexion interrompue, nouvelle tentative..." : percent >= 100 ? "Finalisation..." : "Envoi en cours";
   return (
-    <div className="bg-muted/40 grid gap-2 rounded-md border p-3" data-testid="upload-progress" data-percent={percent}>
+    <div className="bg-muted/40 grid min-w-0 grid-cols-1 gap-2 rounded-md border p-3" data-testid="upload-progress" data-percent={percent}>
       <div className="flex items-baseline justify-between gap-3 text-sm">
         <span className="min-w-0 truncate font-medium" id="upload-progress-label">
           Téléversement{fileName ? ` de ${fileName}` : ""}

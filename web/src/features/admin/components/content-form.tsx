@@ -98,6 +98,8 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
       setDescription("");
       setFile(null);
       setEmbed("");
+      // The next file brings its own type; an embed stays a video.
+      if (upload) setFileType("");
     } catch (error) {
       task.finish(false);
       // The fields keep their values: submitting again retries (an interrupted upload resumes).
