@@ -1,14 +1,8 @@
 """postgres_changes: read the change log, check each change against the subscribers of
 this process in the database (RLS on the logged row, batched), push it to those allowed to
-see it.
+see it. The log is read in commit order with a cursor of this process (logreader.py).
 
-The log's ids follow commit order (see platform_schema/0310_realtime_commit_order.sql): a
-reader that sees a change already sees every committed change below it, so the cursor is the
-last id read. A change is never skipped, even when it committed while the listener was
-reconnecting or while other transactions stayed open, and never read twice by the same
-process.
-
-The log is read and checked on the authenticator's pool, as REST runs requests:
+It is read and checked on the authenticator's pool, as REST runs requests:
 realtime.check_changes switches to each subscriber's role inside, so the policies run with
 `session_user = 'authenticator'`, and a role the authenticator cannot become (a token
 claiming `postgres`, say) sees nothing, as REST refuses it. Upstream Realtime evaluates them
@@ -18,8 +12,6 @@ would lend that to any code the policies call (platform_schema/0320).
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import uuid
 import zlib
 from collections import defaultdict
@@ -30,18 +22,13 @@ import orjson
 import psycopg
 
 from server.realtime import filters as flt
+from server.realtime.logreader import BATCH, LogReader
 from server.realtime.protocol import encode_raw_payload
 
 if TYPE_CHECKING:
     from server.realtime.channel import Channel
     from server.realtime.hub import Hub
 
-log = logging.getLogger("supalite.realtime")
-
-BATCH = 500
-POLL_EVERY_S = 1.0  # a safety net: NOTIFY normally wakes the reader at once
-
-LAST_ID_SQL = "select coalesce(max(id), 0) from realtime.changes"
 _POLL_SQL = """
 select c.id, c.entity::bigint, c.schema_name, c.table_name, c.action, c.record::text, c.old_record::text,
        to_char(c.created_at at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
@@ -189,40 +176,15 @@ def change_data(change: Change, cols: list[dict[str, str]], error: str | None, r
     return data
 
 
-class ChangeFeed:
+class ChangeFeed(LogReader):
     def __init__(self, hub: Hub) -> None:
+        super().__init__("changes", "changes")
         self.hub = hub
-        self._wake = asyncio.Event()
-        self.cursor: int | None = None  # the last change id read
 
-    def wake(self) -> None:
-        self._wake.set()
-
-    async def run(self) -> None:
-        while True:
-            try:
-                await asyncio.wait_for(self._wake.wait(), POLL_EVERY_S)
-            except TimeoutError:
-                pass
-            self._wake.clear()
-            try:
-                while await self.poll():
-                    pass
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("realtime: reading changes failed (%s); retrying", exc)
-                await asyncio.sleep(0.5)
-
-    async def poll(self) -> bool:
-        """Read and dispatch one batch; True when more may be waiting."""
+    async def read(self) -> bool:
         async with self.hub.ctx.api_pool.connection() as conn:
             if self.cursor is None or not self.hub.by_entity:
-                # Nobody here subscribes: start from now.
-                cur = await conn.execute(LAST_ID_SQL)
-                row = await cur.fetchone()
-                assert row is not None
-                self.cursor = int(row[0])
+                await self.skip_to_now(conn)  # nobody here subscribes: start from now
                 return False
             cur = await conn.execute(_POLL_SQL, [self.cursor, BATCH])
             rows = await cur.fetchall()

@@ -132,7 +132,7 @@ class Hub:
                 await self._heartbeat()
                 async with self.ctx.admin_pool.connection() as conn:
                     await conn.execute(_SWEEP_DEAD_NODES, [NODE_TIMEOUT_S])
-                    await conn.execute("delete from realtime.changes where created_at < now() - interval '10 minutes'")
+                    await self.feed.sweep(conn)
                     await self.bus.sweep(conn)
             except psycopg.Error as exc:
                 log.warning("realtime: maintenance failed: %s", exc)
