@@ -154,9 +154,10 @@ create table if not exists realtime.bus (
 create index if not exists bus_created_at_idx on realtime.bus (created_at);
 revoke all on realtime.bus from anon, authenticated, service_role;
 
--- A server process publishes with this, in a transaction of its own: the lock (0310's: the
--- bus and the change log share one order, so no two transactions take two locks in
--- opposite orders) is held until the commit is visible, so ids follow commit order.
+-- Every message goes on the bus through this (a server process's in a transaction of its
+-- own, the database's at commit): the lock (0310's: the bus and the change log share one
+-- order, so no two transactions take two locks in opposite orders) is held until the commit
+-- is visible, so ids follow commit order.
 create or replace function realtime.bus_publish(sender uuid, body text) returns void
 language plpgsql security definer set search_path = ''
 as $$
@@ -174,13 +175,11 @@ create or replace function realtime.publish_message() returns trigger
 language plpgsql security definer set search_path = ''
 as $$
 begin
-  perform pg_catalog.pg_advisory_xact_lock(91604343083604);
-  insert into realtime.bus (node, body) values (null, pg_catalog.jsonb_build_object(
+  perform realtime.bus_publish(null, pg_catalog.jsonb_build_object(
     'k', 'b', 't', new.topic, 'p', coalesce(new.private, false), 'e', coalesce(new.event, ''),
     'j', new.binary_payload is null, 'm', pg_catalog.jsonb_build_object('id', new.id),
     'd', case when new.binary_payload is null then coalesce(new.payload, 'null'::jsonb)::text
               else pg_catalog.encode(new.binary_payload, 'base64') end)::text);
-  perform pg_catalog.pg_notify('realtime_bus', '');
   return null;
 end
 $$;

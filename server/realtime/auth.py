@@ -65,7 +65,7 @@ def verify_token(keys: JwtKeys, token: Any) -> Caller:
 
 # As Realtime sets it for RLS checks: role, claims, headers and the channel's topic
 # (realtime.topic()); no request method or path.
-SET_CONTEXT = context_sql("realtime.topic", request=False)
+_SET_CONTEXT = context_sql("realtime.topic", request=False)
 
 
 @dataclass
@@ -76,8 +76,9 @@ class Policies:
     presence_write: bool | None = None
 
 
-def context_params(topic: str, caller: Caller, headers: Mapping[str, str] | None) -> list[str | None]:
-    return [*RequestContext.of(caller, headers=headers).params(request=False), topic]
+async def act_as(conn: psycopg.AsyncConnection[Any], topic: str, caller: Caller, headers: Mapping[str, str] | None = None) -> None:
+    """The rest of the transaction runs as the caller on the topic, as Realtime's RLS checks."""
+    await conn.execute(_SET_CONTEXT, [*RequestContext.of(caller, headers=headers).params(request=False), topic])
 
 
 async def read_policies(pool: Pool, topic: str, caller: Caller,
@@ -89,7 +90,7 @@ async def read_policies(pool: Pool, topic: str, caller: Caller,
         ids = [row[0] for row in await cur.fetchall()]
         try:
             async with conn.transaction():
-                await conn.execute(SET_CONTEXT, context_params(topic, caller, headers))
+                await act_as(conn, topic, caller, headers)
                 cur = await conn.execute(
                     "select extension from realtime.messages where topic = %s and id = any(%s)", [topic, ids])
                 readable = {row[0] for row in await cur.fetchall()}
@@ -107,7 +108,7 @@ async def can_write(pool: Pool, topic: str, caller: Caller, extension: str,
     async with pool.connection() as conn, conn.transaction(force_rollback=True):
         try:
             async with conn.transaction():
-                await conn.execute(SET_CONTEXT, context_params(topic, caller, headers))
+                await act_as(conn, topic, caller, headers)
                 await conn.execute(
                     "insert into realtime.messages (topic, extension) values (%s, %s)", [topic, extension])
             return True

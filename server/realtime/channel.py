@@ -86,7 +86,7 @@ class Channel:
         pg_params = config.get("postgres_changes") or []
         if not isinstance(pg_params, list):
             pg_params = []
-        response, errors = await self._subscribe([p for p in pg_params if isinstance(p, dict)])
+        response, errors = await subscribe(self, [p for p in pg_params if isinstance(p, dict)])  # all or none
         self.hub.add_channel(self)
         return {"postgres_changes": response}, errors
 
@@ -118,9 +118,6 @@ class Channel:
         if not (policies.broadcast_read or policies.presence_read):
             raise ChannelError("Unauthorized", f"You do not have permissions to read from this Channel topic: {self.sub_topic}")
         self.policies = policies
-
-    async def _subscribe(self, entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-        return await subscribe(self, entries)  # all or none, as Realtime (changes.py)
 
     # -- after the join reply ----------------------------------------------------------
 

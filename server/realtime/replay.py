@@ -16,7 +16,7 @@ import psycopg
 
 from server.caller import Caller
 from server.db.health import is_unavailable
-from server.realtime.auth import SET_CONTEXT, ChannelError, Pool, context_params
+from server.realtime.auth import ChannelError, Pool, act_as
 
 HARD_LIMIT = 25
 DEFAULT_LIMIT = 10
@@ -76,7 +76,7 @@ async def fetch(pool: Pool, topic: str, caller: Caller, params: Any) -> list[Sto
     since_at = None if since < _YEAR_ONE_MS else _EPOCH + timedelta(milliseconds=since)
     try:
         async with pool.connection() as conn, conn.transaction(force_rollback=True):
-            await conn.execute(SET_CONTEXT, context_params(topic, caller, None))
+            await act_as(conn, topic, caller)
             cur = await conn.execute(_REPLAY_SQL, [topic, since_at, limit])
             rows = await cur.fetchall()
     except Exception as exc:
