@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { client, env, serviceClient, uniqueEmail } from './support.mjs';
+import { client, pgConfig, serviceClient, subscribed, uniqueEmail, waitFor } from './support.mjs';
 
 const PASSWORD = 'app-realtime-1';
 const clients = [];
@@ -18,24 +18,6 @@ async function signedIn(prefix) {
   assert.equal(error, null);
   await supabase.realtime.setAuth(); // the join then carries the user's token
   return { supabase, id: data.user.id };
-}
-
-function subscribed(channel) {
-  return new Promise((resolve, reject) => {
-    channel.subscribe((status, err) => {
-      if (status === 'SUBSCRIBED') resolve(channel);
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
-    });
-  });
-}
-
-async function waitFor(check, what, timeout = 8000) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 function inserts(supabase, name, table, filter) {
@@ -58,13 +40,6 @@ before(async () => {
 after(async () => {
   for (const supabase of clients) await supabase.removeAllChannels();
 });
-
-// DATABASE_URL may be a libpq URL or a `key=value` conninfo string.
-function pgConfig(conninfo) {
-  if (/^postgres(ql)?:\/\//.test(conninfo)) return { connectionString: conninfo };
-  const fields = Object.fromEntries(conninfo.trim().split(/\s+/).map((kv) => kv.split('=')).map(([k, ...v]) => [k, v.join('=').replace(/^'|'$/g, '')]));
-  return { host: fields.host, port: Number(fields.port || 5432), user: fields.user, password: fields.password, database: fields.dbname };
-}
 
 async function send(recipient, content) {
   const { data, error } = await admin.supabase.from('private_messages')
@@ -131,7 +106,7 @@ test('a message sent then marked read reaches the learner as INSERT then UPDATE 
   await subscribed(alice.supabase.channel(`alice-inbox-${Math.random().toString(36).slice(2)}`)
     .on('postgres_changes', { event: '*', schema: 'public', table: 'private_messages', filter: `recipient_id=eq.${alice.id}` },
       (p) => events.push(p)));
-  const other = new pg.Client(pgConfig(env.databaseUrl));
+  const other = new pg.Client(pgConfig());
   await other.connect();
   try {
     await other.query('begin');

@@ -5,55 +5,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { createClient } from '@supabase/supabase-js';
-import { env } from './support.mjs';
+import { pgConfig, realtimeClient, subscribed, userToken, waitFor } from './support.mjs';
 
-const SECRET = process.env.SUPALITE_JWT_SECRET || 'super-secret-jwt-token-with-at-least-32-characters-long';
 const suffix = crypto.randomBytes(4).toString('hex');
 const TABLE = `rtdb_notes_${suffix}`;
 let db;
 
-function userToken(sub) {
-  const b64 = (data) => Buffer.from(JSON.stringify(data)).toString('base64url');
-  const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub, role: 'authenticated', aud: 'authenticated', exp: Math.floor(Date.now() / 1000) + 3600 })}`;
-  return `${head}.${crypto.createHmac('sha256', SECRET).update(head).digest('base64url')}`;
-}
-
-async function realtimeClient(token) {
-  const supabase = createClient(env.url, env.anonKey, { accessToken: async () => token, realtime: { vsn: '2.0.0' } });
-  await supabase.realtime.setAuth();
-  return supabase;
-}
-
-function subscribed(channel) {
-  return new Promise((resolve, reject) => {
-    channel.subscribe((status, err) => {
-      if (status === 'SUBSCRIBED') resolve(channel);
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
-    });
-  });
-}
-
-async function waitFor(check, what, timeout = 8000) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    const value = check();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function pgConfig(conninfo) {
-  if (/^postgres(ql)?:\/\//.test(conninfo)) return { connectionString: conninfo };
-  const fields = Object.fromEntries(conninfo.trim().split(/\s+/).map((kv) => kv.split('=')).map(([k, ...v]) => [k, v.join('=').replace(/^'|'$/g, '')]));
-  return { host: fields.host, port: Number(fields.port || 5432), user: fields.user, password: fields.password, database: fields.dbname };
-}
-
 const member = crypto.randomUUID();
 
 before(async () => {
-  db = new pg.Client(pgConfig(env.databaseUrl));
+  db = new pg.Client(pgConfig());
   await db.connect();
   await db.query(`create table public.${TABLE} (id bigserial primary key, room text not null, body text)`);
   await db.query(`create function public.${TABLE}_broadcast() returns trigger language plpgsql security definer as $$
@@ -75,13 +36,13 @@ after(async () => {
 
 test('a trigger calling broadcast_changes reaches a private channel whose policy lets the user read', async () => {
   const topic = `notes:lobby:${suffix}`;
-  const supabase = await realtimeClient(userToken(member));
+  const supabase = await realtimeClient(userToken(member), '2.0.0');
   const seen = [];
   const channel = supabase.channel(topic, { config: { private: true } })
     .on('broadcast', { event: 'INSERT' }, (m) => seen.push(m))
     .on('broadcast', { event: 'UPDATE' }, (m) => seen.push(m));
   await subscribed(channel);
-  const stranger = await realtimeClient(userToken(crypto.randomUUID()));
+  const stranger = await realtimeClient(userToken(crypto.randomUUID()), '2.0.0');
   await assert.rejects(subscribed(stranger.channel(topic, { config: { private: true } })),
     new RegExp(`Unauthorized: You do not have permissions to read from this Channel topic: ${topic}`));
 
@@ -105,7 +66,7 @@ test('a trigger calling broadcast_changes reaches a private channel whose policy
 
 test('realtime.send with private false reaches a public channel', async () => {
   const topic = `public-news-${suffix}`;
-  const supabase = await realtimeClient(userToken(crypto.randomUUID()));
+  const supabase = await realtimeClient(userToken(crypto.randomUUID()), '2.0.0');
   const seen = [];
   await subscribed(supabase.channel(topic).on('broadcast', { event: 'news' }, (m) => seen.push(m)));
   await db.query(`select realtime.send('{"headline": "hello"}', 'news', $1, false)`, [topic]);
@@ -121,7 +82,7 @@ test('a private channel replays the latest stored broadcasts, oldest first, then
   for (const n of [1, 2, 3]) {
     await db.query(`select realtime.send($1::jsonb, 'note', $2)`, [JSON.stringify({ n }), topic]);
   }
-  const supabase = await realtimeClient(userToken(member));
+  const supabase = await realtimeClient(userToken(member), '2.0.0');
   const seen = [];
   const channel = supabase.channel(topic, { config: { private: true, broadcast: { replay: { since, limit: 2 } } } })
     .on('broadcast', { event: 'note' }, (m) => seen.push(m));

@@ -8,44 +8,18 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { createClient } from '@supabase/supabase-js';
 import { postgresChangesFilter } from '@supabase/realtime-js';
-import { env } from './support.mjs';
+import { pgConfig, realtimeClient, subscribed, userToken, waitFor } from './support.mjs';
 
-const SECRET = process.env.SUPALITE_JWT_SECRET || 'super-secret-jwt-token-with-at-least-32-characters-long';
 const suffix = crypto.randomBytes(4).toString('hex');
 const TABLE = `rt_filters_${suffix}`;
 const clients = [];
 let db;
 
-function userToken(sub) {
-  const b64 = (data) => Buffer.from(JSON.stringify(data)).toString('base64url');
-  const claims = { sub, role: 'authenticated', aud: 'authenticated', exp: Math.floor(Date.now() / 1000) + 3600 };
-  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`;
-  return `${unsigned}.${crypto.createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
-}
-
 async function userClient(uid) {
-  const token = userToken(uid);
-  const supabase = createClient(env.url, env.anonKey, { accessToken: async () => token });
-  await supabase.realtime.setAuth();
+  const supabase = await realtimeClient(userToken(uid));
   clients.push(supabase);
   return supabase;
-}
-
-function pgConfig(conninfo) {
-  if (/^postgres(ql)?:\/\//.test(conninfo)) return { connectionString: conninfo };
-  const fields = Object.fromEntries(conninfo.trim().split(/\s+/).map((kv) => kv.split('=')).map(([k, ...v]) => [k, v.join('=').replace(/^'|'$/g, '')]));
-  return { host: fields.host, port: Number(fields.port || 5432), user: fields.user, password: fields.password, database: fields.dbname };
-}
-
-function subscribed(channel) {
-  return new Promise((resolve, reject) => {
-    channel.subscribe((status, err) => {
-      if (status === 'SUBSCRIBED') resolve(channel);
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
-    });
-  });
 }
 
 // Subscribes `options` (and the sentinel) on a channel; `rows` resolves, once END has arrived,
@@ -71,7 +45,7 @@ async function insert(owner, rows) {
 }
 
 before(async () => {
-  db = new pg.Client(pgConfig(env.databaseUrl));
+  db = new pg.Client(pgConfig());
   await db.connect();
   await db.query(`create table public.${TABLE} (id bigserial primary key, owner uuid not null, name text, n int, tag text)`);
   await db.query(`alter table public.${TABLE} enable row level security`);
@@ -124,12 +98,8 @@ test('a filter the column type refuses: the channel joins, and a system message 
     .on('system', {}, (p) => messages.push(p))
     .on('postgres_changes', { event: '*', schema: 'public', table: TABLE, filter: 'n=eq.abc' }, () => {});
   await subscribed(channel);
-  const deadline = Date.now() + 8000;
-  while (!messages.some((m) => m.extension === 'postgres_changes') && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const message = messages.find((m) => m.extension === 'postgres_changes');
-  assert.equal(message?.status, 'error');
+  const message = await waitFor(() => messages.find((m) => m.extension === 'postgres_changes'), 'the system message');
+  assert.equal(message.status, 'error');
   assert.equal(message.message,
     'Unable to subscribe to changes with given parameters. An exception happened so please check your connect'
     + ` parameters: [event: *, schema: public, table: ${TABLE}, filters: [{"n", "eq", "abc", false}], select: nil].`

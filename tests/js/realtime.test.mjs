@@ -4,68 +4,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { createClient } from '@supabase/supabase-js';
-import { env } from './support.mjs';
+import { env, pgConfig, realtimeClient, subscribed, userToken, waitFor } from './support.mjs';
 
-const SECRET = process.env.SUPALITE_JWT_SECRET || 'super-secret-jwt-token-with-at-least-32-characters-long';
 const suffix = crypto.randomBytes(4).toString('hex');
 const TABLE = `rt_notes_${suffix}`;
 let db;
 
-function b64url(data) {
-  return Buffer.from(data).toString('base64url');
-}
-
-function sign(claims) {
-  const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-  const body = b64url(JSON.stringify(claims));
-  const sig = crypto.createHmac('sha256', SECRET).update(`${header}.${body}`).digest('base64url');
-  return `${header}.${body}.${sig}`;
-}
-
-function userToken(sub, expiresIn = 3600) {
-  return sign({ sub, role: 'authenticated', aud: 'authenticated', exp: Math.floor(Date.now() / 1000) + expiresIn });
-}
-
-// A client acting as the holder of `tokens.current` (the anon key when unset); changing
-// `tokens.current` and calling `supabase.realtime.setAuth()` refreshes it.
-async function realtimeClient(token, vsn, tokens = { current: token }) {
-  const supabase = createClient(env.url, env.anonKey, {
-    accessToken: async () => tokens.current || env.anonKey,
-    realtime: vsn ? { vsn } : {},
-  });
-  await supabase.realtime.setAuth(); // the first join then carries the token
-  return supabase;
-}
-
-function subscribed(channel) {
-  return new Promise((resolve, reject) => {
-    channel.subscribe((status, err) => {
-      if (status === 'SUBSCRIBED') resolve(channel);
-      else if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') reject(err ?? new Error(status));
-    });
-  });
-}
-
-async function waitFor(check, what, timeout = 8000) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    const value = check();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-// DATABASE_URL may be a libpq URL or a `key=value` conninfo string.
-function pgConfig(conninfo) {
-  if (/^postgres(ql)?:\/\//.test(conninfo)) return { connectionString: conninfo };
-  const fields = Object.fromEntries(conninfo.trim().split(/\s+/).map((kv) => kv.split('=')).map(([k, ...v]) => [k, v.join('=').replace(/^'|'$/g, '')]));
-  return { host: fields.host, port: Number(fields.port || 5432), user: fields.user, password: fields.password, database: fields.dbname };
-}
-
 before(async () => {
-  db = new pg.Client(pgConfig(env.databaseUrl));
+  db = new pg.Client(pgConfig());
   await db.connect();
   await db.query(`create table public.${TABLE} (id bigserial primary key, owner uuid not null, room text, body text)`);
   await db.query(`alter table public.${TABLE} enable row level security`);
@@ -177,7 +123,7 @@ test('transactions arrive in the order they commit, not the order they started',
   const events = [];
   await subscribed(supabase.channel(`order-${suffix}`)
     .on('postgres_changes', { event: 'INSERT', schema: 'public', table: TABLE }, (p) => events.push(p.new.body)));
-  const early = new pg.Client(pgConfig(env.databaseUrl));
+  const early = new pg.Client(pgConfig());
   await early.connect();
   try {
     await early.query('begin');
@@ -291,7 +237,7 @@ test('a private channel is refused without a policy and accepted with one', asyn
 test('a refreshed token keeps the channel; an expired one closes it', async () => {
   const uid = crypto.randomUUID();
   const tokens = { current: userToken(uid) };
-  const supabase = await realtimeClient(null, undefined, tokens);
+  const supabase = await realtimeClient(() => tokens.current);
   const events = [];
   const system = [];
   const statuses = [];
