@@ -3,6 +3,9 @@
 // chunk is held back, a cancelled upload, and one cut by a lost connection that resumes on the
 // next try. The stored objects are read back through the storage API.
 import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { BASE_URL, anonKey, axeViolations, newPage, pageAccessToken } from "./support.mjs";
 import { launch, signIn, horizontalOverflow } from "./browser.mjs";
@@ -249,4 +252,31 @@ test("an upload cut by a lost connection says why, keeps the form, and resumes w
   assert.equal(item.file_type, "document");
   assert.ok((await objectBytes("course-content", item.file_path)).equals(pdf), "the resumed object is the whole file, byte for byte");
   assert.equal((await objectInfo("course-content", item.file_path)).content_type, "application/pdf");
+});
+
+test("a PDF over the books bucket's 50 MiB limit is refused with the server's reason and the form stays usable", async () => {
+  const { page } = state.desktop;
+  await openBooks(page);
+  const title = `Livre trop gros ${Date.now()}`;
+  // Past the 50 MB that setInputFiles takes as a buffer: a file on disk.
+  const dir = await mkdtemp(join(tmpdir(), "uploads-e2e-"));
+  const path = join(dir, "trop gros.pdf");
+  await writeFile(path, largePdf(title, 51 * 1024 * 1024));
+  try {
+    await page.getByLabel("Titre", { exact: true }).fill(title);
+    await page.getByLabel("Fichier PDF").setInputFiles(path);
+    const tus = recordResumableRequests(page);
+    await page.getByRole("button", { name: "Téléverser le livre" }).click();
+    await page.getByRole("alert").filter({ hasText: "Error uploading file: Maximum size exceeded" }).waitFor();
+    tus.stop();
+    // Refused at creation: not retried, no chunk sent after it.
+    assert.equal(tus.count("POST"), 1);
+    assert.equal(tus.count("PATCH"), 0);
+    await page.getByTestId("upload-progress").waitFor({ state: "detached" });
+    assert.equal(await page.getByRole("button", { name: "Téléverser le livre" }).isEnabled(), true);
+    assert.equal(await page.getByLabel("Titre", { exact: true }).inputValue(), title);
+    assert.deepEqual(await rest(`books?title=eq.${encodeURIComponent(title)}&select=id`), []);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -30,7 +30,7 @@ export function UploadProgressPanel({ state, fileName, onCancel }: { state: Uplo
             {status}
           </span>
         </p>
-        {onCancel && !state.done && (
+        {onCancel && !state.done && percent < 100 && (
           <Button type="button" variant="outline" size="sm" onClick={onCancel}>
             <XIcon aria-hidden /> Annuler le téléversement
           </Button>
