@@ -48,16 +48,16 @@ export function uploadMetadataOf(request) {
 }
 
 /**
- * Holds back the first PATCH (the second chunk) until `release` or `abort` is called; every
- * other TUS request goes through. `held` resolves once it is held.
+ * Holds back the next TUS request of `method` to an upload's URL until `release` or `abort` is
+ * called; every other request goes through. `held` resolves once it is held.
  */
-export async function holdSecondChunk(page) {
+export async function holdRequest(page, method) {
   const pattern = `**${RESUMABLE}/**`;
   let heldRoute = null;
   let onHeld;
   const held = new Promise((resolve) => (onHeld = resolve));
   const handler = async (route) => {
-    if (!heldRoute && route.request().method() === "PATCH") {
+    if (!heldRoute && route.request().method() === method) {
       heldRoute = route;
       onHeld();
       return;
@@ -79,6 +79,9 @@ export async function holdSecondChunk(page) {
     },
   };
 }
+
+/** Holds back the first PATCH: the second chunk (the first one goes with the creation). */
+export const holdSecondChunk = (page) => holdRequest(page, "PATCH");
 
 /** Records every percent the upload panel shows (its data-percent), from now on. */
 export function recordPercents(page) {

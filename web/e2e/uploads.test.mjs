@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { BASE_URL, anonKey, axeViolations, newPage, pageAccessToken } from "./support.mjs";
 import { launch, signIn, horizontalOverflow } from "./browser.mjs";
 import { newAdmin } from "./admin-support.mjs";
-import { chunkCount, holdSecondChunk, largePdf, mediaBytes, percentsSeen, recordPercents, recordResumableRequests, shownPercent, uploadMetadataOf } from "./upload-support.mjs";
+import { chunkCount, holdRequest, holdSecondChunk, largePdf, mediaBytes, percentsSeen, recordPercents, recordResumableRequests, shownPercent, uploadMetadataOf } from "./upload-support.mjs";
 
 const b = {};
 const state = {};
@@ -252,6 +252,35 @@ test("an upload cut by a lost connection says why, keeps the form, and resumes w
   assert.equal(item.file_type, "document");
   assert.ok((await objectBytes("course-content", item.file_path)).equals(pdf), "the resumed object is the whole file, byte for byte");
   assert.equal((await objectInfo("course-content", item.file_path)).content_type, "application/pdf");
+});
+
+test("a chunk cut by a network fault is retried on its own, the panel saying so, and the upload completes", async () => {
+  const { page } = state.desktop;
+  const course = state.course;
+  assert.ok(course, "the lesson test created the course");
+  await page.goto(`${BASE_URL}/admin/course/${course.id}`);
+  await page.getByRole("heading", { name: "Ajouter du contenu" }).waitFor();
+  const pdf = largePdf("reprise", 10 * 1024 * 1024);
+  await page.getByLabel("Fichier", { exact: true }).setInputFiles({ name: "fiche reprise.pdf", mimeType: "application/pdf", buffer: pdf });
+  const tus = recordResumableRequests(page);
+  const chunk = await holdSecondChunk(page);
+  await page.getByRole("button", { name: "Ajouter le contenu" }).click();
+  await chunk.held;
+  await midUploadPercent(page);
+  // The connection resets under the second chunk (still online): tus-js-client asks the offset
+  // again (HEAD), held here so the panel can be read.
+  const offset = await holdRequest(page, "HEAD");
+  await chunk.abort("connectionreset");
+  await offset.held;
+  await page.getByTestId("upload-progress").getByText("Connexion interrompue, nouvelle tentative...").waitFor();
+  await offset.release();
+  await toast(page, "Contenu ajouté");
+  tus.stop();
+  assert.equal(tus.count("POST"), 1);
+  assert.equal(tus.count("HEAD"), 1);
+  assert.equal(tus.count("PATCH"), 2, "the cut chunk, then the same chunk again");
+  const [item] = await rest(`course_content?course_id=eq.${course.id}&title=eq.fiche%20reprise&select=file_path`);
+  assert.ok((await objectBytes("course-content", item.file_path)).equals(pdf), "the stored file is whole");
 });
 
 test("a PDF over the books bucket's 50 MiB limit is refused with the server's reason and the form stays usable", async () => {
