@@ -5,7 +5,7 @@
 Prints download MB/s of a 100 MB object divided by reading the same file from disk,
 upload MB/s divided by writing the same file to disk, the server's peak RSS growth
 while a 1 GB object is uploaded (aims: download >= 0.5, RSS growth < 50 MB), and the
-same growth (VmRSS of the server process, /proc/<pid>/status) during a 200 MB resumable
+same growth (VmRSS of the server process) during a 200 MB resumable
 (TUS) upload sent in Supabase's 6 MB chunks.
 
 For reference it also prints the loopback ceiling: the same client downloading the same
@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import psutil
@@ -31,6 +31,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests import harness
+from tests.storage import tus_client as tus
 
 MB = 1024 * 1024
 CHUNK = MB
@@ -95,58 +96,61 @@ def download(client: httpx.Client, headers: dict[str, str], name: str) -> tuple[
     return time.perf_counter() - start, received
 
 
-def vm_rss(pid: int) -> int:
-    """The process's resident memory in bytes, as /proc/<pid>/status reports it."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
+class RssPeak:
+    """The resident bytes `measure()` reports when the block starts (`baseline`) and at
+    their highest while it runs (`peak`), sampled by a thread."""
+
+    def __init__(self, measure: Callable[[], int]) -> None:
+        self.measure = measure
+        self.baseline = self.peak = 0
+        self._done = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._done.is_set():
+            self.peak = max(self.peak, self.measure())
+            time.sleep(0.01)
+
+    def __enter__(self) -> RssPeak:
+        self.baseline = self.peak = self.measure()
+        self._sampler.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._done.set()
+        self._sampler.join()
 
 
 def resumable_upload(client: httpx.Client, headers: dict[str, str], pid: int, size_mb: int) -> None:
     """A TUS upload of `size_mb` in 6 MB PATCHes (bytes made on the fly); prints its speed and
     the server's VmRSS growth, peak and after."""
-    import base64
-
     chunk = 6 * MB
     total = size_mb * MB
     block = os.urandom(MB)
-    meta = ",".join(f"{k} {base64.b64encode(v.encode()).decode()}" for k, v in
-                    {"bucketName": "bench", "objectName": "resumable.bin", "contentType": "video/mp4"}.items())
-    tus = {**headers, "Tus-Resumable": "1.0.0", "x-upsert": "true"}
-    baseline = peak = vm_rss(pid)
-    done = threading.Event()
-
-    def sample_rss() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, vm_rss(pid))
-            time.sleep(0.01)
+    auth = {**headers, "x-upsert": "true"}
+    metadata: dict[str, str | None] = {"bucketName": "bench", "objectName": "resumable.bin", "contentType": "video/mp4"}
+    server = psutil.Process(pid)
 
     def body(length: int) -> Iterator[bytes]:
         while length > 0:
             yield block[:min(MB, length)]
             length -= MB
 
-    sampler = threading.Thread(target=sample_rss, daemon=True)
-    sampler.start()
-    start = time.perf_counter()
-    created = client.post("/storage/v1/upload/resumable",
-                          headers={**tus, "Upload-Length": str(total), "Upload-Metadata": meta})
-    created.raise_for_status()
-    offset = 0
-    while offset < total:
-        length = min(chunk, total - offset)
-        sent = client.patch(created.headers["location"], content=body(length), headers={
-            **tus, "Upload-Offset": str(offset), "Content-Type": "application/offset+octet-stream",
-            "Content-Length": str(length)})
-        sent.raise_for_status()
-        offset = int(sent.headers["upload-offset"])
-    elapsed = time.perf_counter() - start
-    done.set()
-    sampler.join()
+    with RssPeak(lambda: server.memory_info().rss) as rss:  # VmRSS
+        start = time.perf_counter()
+        created = tus.create(client, auth, total, metadata)
+        created.raise_for_status()
+        offset = 0
+        while offset < total:
+            length = min(chunk, total - offset)
+            sent = tus.patch(client, auth, created.headers["location"], offset, body(length),
+                             **{"Content-Length": str(length)})
+            sent.raise_for_status()
+            offset = int(sent.headers["upload-offset"])
+        elapsed = time.perf_counter() - start
     print(f"{size_mb} MB TUS upload (6 MB chunks) {size_mb / elapsed:7.1f} MB/s   server VmRSS growth "
-          f"peak {(peak - baseline) / MB:.1f} MB, after {(vm_rss(pid) - baseline) / MB:.1f} MB (aim < 50)")
+          f"peak {(rss.peak - rss.baseline) / MB:.1f} MB, after {(rss.measure() - rss.baseline) / MB:.1f} MB"
+          " (aim < 50)")
 
 
 def loopback_ceiling(path: Path, headers: dict[str, str]) -> float:
@@ -234,24 +238,11 @@ def main() -> None:
 
             big = work / "big.bin"
             make_file(big, args.big_mb)
-            process = psutil.Process(server.process.pid)
-            baseline = harness.process_tree_rss(process.pid)
-            peak = baseline
-            done = threading.Event()
-
-            def sample_rss() -> None:
-                nonlocal peak
-                while not done.is_set():
-                    peak = max(peak, harness.process_tree_rss(process.pid))
-                    time.sleep(0.02)
-
-            sampler = threading.Thread(target=sample_rss, daemon=True)
-            sampler.start()
-            big_s = upload(client, headers, "big.bin", big)
-            done.set()
-            sampler.join()
+            pid = server.process.pid
+            with RssPeak(lambda: harness.process_tree_rss(pid)) as rss:
+                big_s = upload(client, headers, "big.bin", big)
             print(f"{args.big_mb} MB upload  {args.big_mb / big_s:9.1f} MB/s   "
-                  f"peak RSS growth {(peak - baseline) / MB:.1f} MB (aim < 50)")
+                  f"peak RSS growth {(rss.peak - rss.baseline) / MB:.1f} MB (aim < 50)")
     finally:
         if server:
             server.stop()

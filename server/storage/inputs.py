@@ -1,5 +1,6 @@
-"""Request inputs of the storage routes: JSON bodies read under a size bound, and their
-fields (and query parameters) type-checked and bounded before they cost database time.
+"""Request inputs of the storage routes: the caller (its JWT), JSON bodies read under a
+size bound, and their fields (and query parameters) type-checked and bounded before they
+cost database time.
 
 Errors are storage-api's: JSON-schema style messages (`body/limit must be integer`) in
 the storage error format."""
@@ -7,18 +8,37 @@ the storage error format."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from starlette.requests import Request
 
+from server.auth.jwt import JwtError
+from server.caller import MissingToken, verified_caller
+from server.db.request_context import RequestContext
 from server.storage import errors
+
+if TYPE_CHECKING:
+    from server.context import AppContext
 
 MAX_JSON_BYTES = 1024 * 1024  # Fastify's default body limit, which storage-api keeps
 MAX_ITEMS = 1000  # storage-api's bound on the objects of one bulk request
 MAX_TEXT = 1024  # a name, prefix or search string: object names are at most 1024 bytes
 MAX_INT = 2**31 - 1  # what the SQL functions (int) take
 MAX_LIST_LIMIT = 10_000
+
+
+def caller_of(request: Request, ctx: AppContext) -> RequestContext:
+    """The caller, from the request's JWT: every handler asks first, before reading a body.
+    As storage-api's jwt hook: no token at all, or a bad one, is AccessDenied (the apikey
+    header stands in for a missing Authorization, as Supabase's gateway does)."""
+    try:
+        caller = verified_caller(ctx.keys, request.headers, required=True)
+    except MissingToken:
+        raise errors.missing_jwt() from None
+    except JwtError as exc:
+        raise errors.access_denied(str(exc)) from None
+    return RequestContext.of(caller, request.method, request.url.path, dict(request.headers))
 
 
 def declared_length(request: Request) -> int | None:
@@ -124,12 +144,11 @@ def sort_by(body: dict[str, Any]) -> tuple[str, str]:
     return column, order
 
 
-def choice(params: Mapping[str, Any], name: str, allowed: tuple[str, ...], default: str | None,
-           where: str = "body") -> str | None:
-    """An optional enumerated field, refused as storage-api's schema refuses it."""
+def choice(params: Mapping[str, Any], name: str, allowed: tuple[str, ...], where: str = "body") -> str | None:
+    """An optional enumerated field (None when not given), refused as storage-api's schema refuses it."""
     value = params.get(name)
     if value is None:
-        return default
+        return None
     if not isinstance(value, str) or value not in allowed:
         raise errors.invalid_request(f"{where}/{name} must be equal to one of the allowed values")
     return value
@@ -145,5 +164,5 @@ def sort_by_v2(body: dict[str, Any]) -> tuple[str | None, str | None]:
         raise errors.invalid_request("body/sortBy must be object")
     if sort.get("column") is None:
         raise errors.invalid_request("body/sortBy must have required property 'column'")
-    column = choice(sort, "column", ("name", "updated_at", "created_at"), None, "body/sortBy")
-    return column, choice(sort, "order", ("asc", "desc"), None, "body/sortBy")
+    column = choice(sort, "column", ("name", "updated_at", "created_at"), "body/sortBy")
+    return column, choice(sort, "order", ("asc", "desc"), "body/sortBy")

@@ -8,6 +8,9 @@ share the queue safely: a sweep claims rows with `for update skip locked`, delet
 bytes and commits, so a crash mid-sweep leaves the rows for the next one. Deleting a key
 twice (the service's own delete paths also remove bytes directly) is harmless: a missing
 key is not an error for any backend.
+
+Each sweep also removes the resumable uploads past their expiry, with their bytes
+(tus_store.UploadStore.sweep), at least as often as their expiry asks for.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from server.context import AppContext
 from server.db.listener import Subscription, cancel_all
 from server.storage.backends import Backend
 from server.storage.paths import backend_key
+from server.storage.tus_store import UploadStore
 
 log = logging.getLogger("supalite.storage.reaper")
 
@@ -40,9 +44,10 @@ _REQUEUE = "insert into storage.deleted_objects (bucket_id, name, version, attem
 
 
 class Reaper:
-    def __init__(self, ctx: AppContext, backend: Backend) -> None:
+    def __init__(self, ctx: AppContext, backend: Backend, uploads: UploadStore) -> None:
         self.ctx = ctx
         self.backend = backend
+        self.uploads = uploads
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._subscription: Subscription | None = None
@@ -61,18 +66,20 @@ class Reaper:
         self._tasks = []
 
     async def _run(self) -> None:
+        interval = min(SWEEP_INTERVAL_S, self.uploads.sweep_interval())
         while True:
             try:
-                await asyncio.wait_for(self._wake.wait(), SWEEP_INTERVAL_S)
+                await asyncio.wait_for(self._wake.wait(), interval)
             except TimeoutError:
                 pass
             self._wake.clear()
-            try:
-                await self.sweep()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("storage reaper: sweep failed (%s)", exc)
+            for sweep in (self.sweep, self.uploads.sweep):
+                try:
+                    await sweep()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    log.warning("storage reaper: sweep failed (%s)", exc)
 
     async def sweep(self) -> int:
         """Reap until the queue has nothing this process can claim; the number of keys removed."""

@@ -14,15 +14,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.auth.jwt import JwtError
-from server.caller import MissingToken, verified_caller
 from server.context import AppContext
 from server.db.bucket_declarations import parse_size
 from server.db.health import is_unavailable
-from server.db.request_context import RequestContext
 from server.storage import content_types, errors, inputs, media, signing, transforms
 from server.storage.backends import make_backend
 from server.storage.db import BucketOptions, NewBucket
+from server.storage.inputs import caller_of
 from server.storage.paths import validate_bucket_name
 from server.storage.reaper import Reaper
 from server.storage.service import SUPERUSER, StorageService, js_date
@@ -40,19 +38,6 @@ def json_response(data: Any, status: int = 200) -> Response:
 
 def message(text: str) -> Response:
     return json_response({"message": text})
-
-
-def caller_of(request: Request, ctx: AppContext) -> RequestContext:
-    """The caller, from the request's JWT: every handler asks first, before reading a body.
-    As storage-api's jwt hook: no token at all, or a bad one, is AccessDenied (the apikey
-    header stands in for a missing Authorization, as Supabase's gateway does)."""
-    try:
-        caller = verified_caller(ctx.keys, request.headers, required=True)
-    except MissingToken:
-        raise errors.missing_jwt() from None
-    except JwtError as exc:
-        raise errors.access_denied(str(exc)) from None
-    return RequestContext.of(caller, request.method, request.url.path, dict(request.headers))
 
 
 def size_limit(value: Any, global_limit: int) -> int | None:
@@ -147,14 +132,11 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
     service = StorageService(ctx, backend)
     ctx.on_startup.append(backend.start)
     ctx.on_shutdown.append(backend.close)
-    if reap:
-        reaper = Reaper(ctx, backend)
-        ctx.on_startup.append(reaper.start)
-        ctx.on_shutdown.append(reaper.stop)  # shutdown hooks run in reverse: reaper first
     resumable = TusEndpoint(ctx, service, backend)  # /upload/resumable (TUS)
-    if reap:  # its sweep of expired uploads and its lock-release requests, as the reaper
-        ctx.on_startup.append(resumable.store.start)
-        ctx.on_shutdown.append(resumable.store.stop)
+    if reap:  # the reaper also sweeps expired resumable uploads; the store hears lease releases
+        reaper = Reaper(ctx, backend, resumable.store)
+        ctx.on_startup += [reaper.start, resumable.store.start]
+        ctx.on_shutdown += [reaper.stop, resumable.store.stop]  # shutdown hooks run in reverse
 
     # -- buckets -----------------------------------------------------------------------
 
@@ -164,8 +146,8 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         limit = inputs.integer(q.get("limit"), "limit", default=0, minimum=1, where="querystring") or None
         offset = inputs.integer(q.get("offset"), "offset", default=0, where="querystring")
         search = inputs.text(q, "search", required=False, where="querystring")
-        column = inputs.choice(q, "sortColumn", ("id", "name", "created_at", "updated_at"), None, "querystring")
-        order = inputs.choice(q, "sortOrder", ("asc", "desc"), None, "querystring")
+        column = inputs.choice(q, "sortColumn", ("id", "name", "created_at", "updated_at"), "querystring")
+        order = inputs.choice(q, "sortOrder", ("asc", "desc"), "querystring")
         with_type = lists_bucket_type(request.headers.get("user-agent", ""))
         return json_response(await service.list_buckets(caller, limit, offset, search, column or "name",
                                                               order or "asc", with_type))

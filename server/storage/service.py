@@ -24,7 +24,7 @@ from psycopg import errors as pg_errors
 from server.context import AppContext
 from server.db.request_context import RequestContext, request_transaction
 from server.storage import content_types, db, errors, signing
-from server.storage.backends import Backend, BackendMissing, TooLarge
+from server.storage.backends import Backend, BackendMissing, ObjectHead, TooLarge
 from server.storage.paths import backend_key, validate_bucket_name, validate_object_name
 from server.storage.transforms import Transform
 from server.storage.uploads import UploadBody
@@ -143,8 +143,7 @@ class StorageService:
         bytes are counted against the limit as they stream."""
         validate_object_name(name)
         owner = owner if owner is not None else caller.claims.get("sub")
-        write: Write = db.update_object if update else db.upsert_object if upsert else db.insert_object
-        await self._probe_write(caller, write, bucket_id, name, owner)
+        await self.check_write(caller, bucket_id, name, owner, upsert=upsert, update=update)
         bucket = await self.bucket_config(bucket_id)
         limit = self.upload_limit(bucket)
         if declared_size is not None and declared_size > limit:
@@ -153,24 +152,23 @@ class StorageService:
         if not content_types.allowed(body.media_type, bucket.get("allowed_mime_types")):
             raise errors.invalid_mime_type(body.media_type.essence)
         version = str(uuid.uuid4())
-        key = backend_key(bucket_id, name, version)
         try:
-            head = await self.backend.put(key, body.chunks, body.content_type, limit)
+            head = await self.backend.put(backend_key(bucket_id, name, version), body.chunks, body.content_type, limit)
         except TooLarge:
             raise errors.entity_too_large() from None
-        metadata = object_metadata(head.size, head.etag, body.content_type, body.cache_control, head.last_modified)
         # No metadata given is an empty object, as storage-api stores it (info shows `{}`).
-        object_id, previous = await self._commit_row(caller, key, write, bucket_id, name, owner, version, metadata,
-                                                     body.user_metadata or {}, replacing=upsert or update)
-        if previous and previous != version:
-            await self.discard(backend_key(bucket_id, name, previous))
+        object_id, _ = await self.commit_object(caller, bucket_id, name, owner, version, head, body.content_type,
+                                                body.cache_control, body.user_metadata or {}, upsert=upsert,
+                                                update=update)
         return object_id, f"{bucket_id}/{name}"
 
-    async def _probe_write(self, caller: RequestContext, write: Write, bucket_id: str, name: str,
-                           owner: str | None) -> None:
-        """Whether the caller may write this row, tried and rolled back: the permission
-        check that runs before any byte is read or copied. Policies are checked before the
-        bucket's foreign key, so a bucket is "not found" only to those allowed to write."""
+    async def check_write(self, caller: RequestContext, bucket_id: str, name: str, owner: str | None, *,
+                          upsert: bool = False, update: bool = False) -> None:
+        """Whether the caller may write this row (insert, upsert or update), tried and
+        rolled back: the permission check that runs before any byte is read or copied.
+        Policies are checked before the bucket's foreign key, so a bucket is "not found"
+        only to those allowed to write."""
+        write = _write(upsert, update)
 
         async def probe(conn: AsyncConnection) -> None:
             try:
@@ -182,14 +180,20 @@ class StorageService:
 
         await self.dry_run(caller, probe)
 
-    async def _commit_row(self, caller: RequestContext, key: str, write: Write, bucket_id: str, name: str,
-                          owner: str | None, version: str, metadata: dict[str, Any],
-                          user_metadata: dict[str, Any] | None, replacing: bool) -> tuple[str, str | None]:
-        """Write the row for bytes already stored at `key`; on any failure remove them."""
+    async def commit_object(self, caller: RequestContext, bucket_id: str, name: str, owner: str | None,
+                            version: str, head: ObjectHead, content_type: str, cache_control: str,
+                            user_metadata: dict[str, Any] | None, *, upsert: bool = False,
+                            update: bool = False) -> tuple[str, dict[str, Any]]:
+        """Write, under the caller's role, the row of the bytes already stored for `version`:
+        (its id, its `metadata` column). On any failure the bytes are removed; the version
+        it replaces loses its bytes once the row is committed."""
+        key = backend_key(bucket_id, name, version)
+        metadata = object_metadata(head.size, head.etag, content_type, cache_control, head.last_modified)
+        write = _write(upsert, update)
         try:
             async with self.transaction(caller) as conn:
                 previous = None
-                if replacing:
+                if upsert or update:
                     row = await db.find_object(conn, bucket_id, name, for_update=True)
                     previous = row["version"] if row else None
                 object_id = await write(conn, bucket_id, name, owner, version, metadata, user_metadata)
@@ -198,7 +202,9 @@ class StorageService:
         except BaseException:
             await self.discard(key)
             raise
-        return object_id, previous
+        if previous and previous != version:
+            await self.discard(backend_key(bucket_id, name, previous))
+        return object_id, metadata
 
     # -- reads -------------------------------------------------------------------------
 
@@ -246,11 +252,11 @@ class StorageService:
         """One page of list-v2, as storage-api's listObjectsV2: a cursor's sort settings win
         over the body's; one row more than the page tells whether another follows."""
         page = min(limit or 1000, 1000)
-        cursor = decode_cursor(cursor_text) if cursor_text else None
-        start_after = cursor.get("l", "") if cursor else ""
-        order = (cursor.get("o") if cursor else None) or order
-        column = (cursor.get("c") if cursor else None) or column
-        after = cursor.get("a") if cursor else None
+        cursor = decode_cursor(cursor_text) if cursor_text else {}
+        start_after = cursor.get("l", "")
+        order = cursor.get("o") or order
+        column = cursor.get("c") or column
+        after = cursor.get("a")
         descending = order == "desc"
         async with self.transaction(caller) as conn:
             if not delimited:
@@ -331,23 +337,19 @@ class StorageService:
         validate_object_name(source)
         validate_object_name(dest)
         src = await self.find(caller, bucket_id, source)
-        write: Write = db.upsert_object if upsert else db.insert_object
-        await self._probe_write(caller, write, dest_bucket, dest, caller.claims.get("sub"))
+        owner = caller.claims.get("sub")
+        await self.check_write(caller, dest_bucket, dest, owner, upsert=upsert)
         version = str(uuid.uuid4())
-        key = backend_key(dest_bucket, dest, version)
-        head = await self._copy_bytes(self.key_of(src), key)
+        head = await self._copy_bytes(self.key_of(src), backend_key(dest_bucket, dest, version))
         old = src.get("metadata") or {}
-        metadata = object_metadata(head.size, head.etag, old.get("mimetype") or "application/octet-stream",
-                                   old.get("cacheControl") or "no-cache", head.last_modified)
         meta = src.get("user_metadata") if copy_metadata else user_metadata
-        object_id, previous = await self._commit_row(caller, key, write, dest_bucket, dest, caller.claims.get("sub"),
-                                                     version, metadata, meta, replacing=upsert)
-        if previous and previous != version:
-            await self.discard(backend_key(dest_bucket, dest, previous))
+        object_id, metadata = await self.commit_object(
+            caller, dest_bucket, dest, owner, version, head, old.get("mimetype") or "application/octet-stream",
+            old.get("cacheControl") or "no-cache", meta, upsert=upsert)
         return {"Id": object_id, "Key": f"{dest_bucket}/{dest}", "name": dest, "bucket_id": dest_bucket,
                 "version": version, "metadata": metadata}
 
-    async def _copy_bytes(self, source: str, destination: str) -> Any:
+    async def _copy_bytes(self, source: str, destination: str) -> ObjectHead:
         try:
             return await self.backend.copy(source, destination)
         except BackendMissing:
@@ -384,12 +386,16 @@ class StorageService:
     async def sign_upload(self, caller: RequestContext, bucket_id: str, name: str, upsert: bool) -> dict[str, str]:
         validate_object_name(name)
         owner = caller.claims.get("sub")
-        write: Write = db.upsert_object if upsert else db.insert_object
-        await self._probe_write(caller, write, bucket_id, name, owner)
+        await self.check_write(caller, bucket_id, name, owner, upsert=upsert)
         url = f"{bucket_id}/{name}"
         token = signing.sign(self.ctx.keys, {"owner": owner, "url": url, "upsert": upsert},
                              signing.UPLOAD_URL_EXPIRY, signing.UPLOAD)
         return {"url": f"/object/upload/sign/{url}?token={token}", "token": token}
+
+
+def _write(upsert: bool, update: bool) -> Write:
+    """The statement writing an object row: an update, an upsert or an insert."""
+    return db.update_object if update else db.upsert_object if upsert else db.insert_object
 
 
 def js_date(moment: datetime) -> str:

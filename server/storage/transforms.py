@@ -17,6 +17,7 @@ from typing import Any
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from server.storage import errors
+from server.storage.inputs import choice
 
 MAX_SOURCE_BYTES = 25 * 1024 * 1024
 MAX_SVG_BYTES = 4 * 1024 * 1024  # an SVG is parsed whole: far less than a raster source
@@ -99,23 +100,14 @@ def _dimension(params: Mapping[str, object], name: str, where: str) -> int | Non
     return min(max(value, MIN_DIMENSION), MAX_DIMENSION) if value else None
 
 
-def _choice(params: Mapping[str, object], name: str, allowed: tuple[str, ...], where: str) -> str | None:
-    value = params.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str) or value not in allowed:
-        raise errors.invalid_request(f"{where}/{name} must be equal to one of the allowed values")
-    return value
-
-
 def parse(params: Mapping[str, object], where: str = "querystring") -> Transform:
     """The transform options of a query string (or a signing body's `transform`)."""
     quality = _int(params, "quality", where)
     if quality is not None and not 20 <= quality <= 100:
         raise errors.invalid_request(f"{where}/quality must be {'>= 20' if quality < 20 else '<= 100'}")
     return Transform(width=_dimension(params, "width", where), height=_dimension(params, "height", where),
-                     resize=_choice(params, "resize", RESIZE_MODES, where), quality=quality,
-                     format=_choice(params, "format", FORMATS, where))
+                     resize=choice(params, "resize", RESIZE_MODES, where), quality=quality,
+                     format=choice(params, "format", FORMATS, where))
 
 
 def from_token(text: str) -> Transform:

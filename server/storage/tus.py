@@ -26,7 +26,7 @@ import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from email.utils import format_datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from starlette.requests import ClientDisconnect, Request
@@ -36,10 +36,11 @@ from starlette.routing import Route
 from server.context import AppContext
 from server.db.health import is_unavailable
 from server.db.request_context import RequestContext
-from server.storage import content_types, db, errors, signing
+from server.storage import content_types, errors, signing
 from server.storage.backends import Backend, BackendMissing
+from server.storage.inputs import caller_of, declared_length
 from server.storage.paths import backend_key, is_valid_object_name, validate_bucket_name
-from server.storage.service import SUPERUSER, StorageService, Write, object_metadata
+from server.storage.service import SUPERUSER, StorageService
 from server.storage.tus_store import Lease, LeaseLost, UploadRecord, UploadStore
 
 log = logging.getLogger("supalite.storage.tus")
@@ -61,8 +62,12 @@ _BASE64 = re.compile(r"[0-9+/A-Za-z]*={0,2}")
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,17}")
 
 
-# Who writes an upload's row: (role, owner, upsert), from the JWT or the signed token.
-Writer = tuple[RequestContext, str | None, bool]
+class Writer(NamedTuple):
+    """Who writes an upload's row, from the JWT or the signed token."""
+
+    role: RequestContext
+    owner: str | None
+    upsert: bool
 
 
 class TusError(Exception):
@@ -247,7 +252,7 @@ class TusEndpoint:
         caller = None
         if method != "OPTIONS" and not signed:
             try:
-                caller = self._caller(request)  # the JWT first, as storage-api's route checks it
+                caller = caller_of(request, self.ctx)  # the JWT first, as storage-api's route checks it
             except errors.StorageError as exc:
                 return exc.response()
         try:
@@ -281,11 +286,6 @@ class TusEndpoint:
             log.exception("resumable upload failed: %s %s", request.method, request.url.path)
             return _with_cors(_plain(500, "Something went wrong with that request\n"), request)
 
-    def _caller(self, request: Request) -> RequestContext:
-        from server.storage.routes import caller_of  # the same JWT check as every storage route
-
-        return caller_of(request, self.ctx)
-
     # -- OPTIONS -----------------------------------------------------------------------
 
     def options(self, request: Request) -> Response:
@@ -313,18 +313,12 @@ class TusEndpoint:
                     raise errors.invalid_signature("Invalid Compact JWS") from None
                 raise
             owner = claims.get("owner")
-            return SUPERUSER, owner if isinstance(owner, str) else None, claims.get("upsert") is True
-        return caller, caller.claims.get("sub"), request.headers.get("x-upsert") == "true"
+            return Writer(SUPERUSER, owner if isinstance(owner, str) else None, claims.get("upsert") is True)
+        return Writer(caller, caller.claims.get("sub"), request.headers.get("x-upsert") == "true")
 
-    async def _check_write(self, writer: Writer, bucket: str, name: str) -> Write:
-        role, owner, upsert = writer
-        write: Write = db.upsert_object if upsert else db.insert_object
-        await self.service._probe_write(role, write, bucket, name, owner)  # the normal upload's permission check
-        return write
-
-    async def _limit(self, bucket_id: str) -> int:
-        """The bucket's size limit within the global one (storage-api's maxSize)."""
-        return self.service.upload_limit(await self.service.bucket_config(bucket_id))
+    async def _check_write(self, writer: Writer, bucket: str, name: str) -> None:
+        """The normal upload's permission check: the row tried and rolled back."""
+        await self.service.check_write(writer.role, bucket, name, writer.owner, upsert=writer.upsert)
 
     # -- POST: creation ----------------------------------------------------------------
 
@@ -345,20 +339,20 @@ class TusEndpoint:
         if not is_valid_object_name(name):
             raise errors.invalid_key(name)
         writer = await self._writer(request, caller, bucket, name) if signed else None
-        if length > await self._limit(bucket):
+        bucket_row = await self.service.bucket_config(bucket)
+        if length > self.service.upload_limit(bucket_row):  # storage-api's maxSize
             raise _tus(*ERR_MAX_SIZE_EXCEEDED)
         writer = writer or await self._writer(request, caller, bucket, name)
         await self._check_write(writer, bucket, name)
         # Parsed and checked as a normal upload's type: the one stored is the one checked
         # (none given is octet-stream, which a bucket's list must then allow too).
         media_type = content_types.require(metadata.get("contentType"))
-        bucket_row = await self.service.bucket_config(bucket)
         if not content_types.allowed(media_type, bucket_row.get("allowed_mime_types")):
             raise errors.invalid_mime_type(metadata.get("contentType") or media_type.essence)
         cache_control = metadata.get("cacheControl") or ""
         cache_control = f"max-age={cache_control}" if re.fullmatch(r"-?\d+", cache_control) else "no-cache"
         with_body = h.get("content-type") == OFFSET_STREAM
-        declared = _content_length(request)
+        declared = declared_length(request)
         if with_body and declared is not None and declared > length:
             raise _tus(*ERR_SIZE_EXCEEDED)
 
@@ -418,7 +412,7 @@ class TusEndpoint:
         bucket, name, version = decode_id(token)
         writer = await self._writer(request, caller, bucket, name)
         await self._check_write(writer, bucket, name)
-        await self._limit(bucket)  # the bucket must still be there
+        await self.service.bucket_config(bucket)  # the bucket must still be there
         async with self.store.hold(f"{bucket}/{name}/{version}") as lease:
             if lease is None:
                 raise _tus(*FILE_NOT_FOUND)
@@ -429,7 +423,7 @@ class TusEndpoint:
                 raise _tus(*INVALID_OFFSET)
             if "upload-length" in request.headers:  # the length is known from the creation on
                 raise _tus(*INVALID_LENGTH)
-            declared = _content_length(request)
+            declared = declared_length(request)
             if declared is not None and offset + declared > record.length:
                 raise _tus(*ERR_SIZE_EXCEEDED)
             new_offset, finished = await self._append(request, lease, writer)
@@ -470,25 +464,20 @@ class TusEndpoint:
             if not record.completed:
                 await self.store.mark_completed(record.id)
             return  # a repeated final PATCH: the object is written already
-        role, owner, upsert = writer
-        write: Write = db.upsert_object if upsert else db.insert_object
         try:
             head = await self.backend.resumable_complete(record.scratch, record.key, record.state)
         except BackendMissing:
             await self.store.remove(record.id)
             raise _tus(*FILE_NOT_FOUND) from None
-        metadata = object_metadata(head.size, head.etag, record.content_type, record.cache_control, head.last_modified)
         try:
-            _, previous = await self.service._commit_row(role, record.key, write, record.bucket_id, record.name, owner,
-                                                         record.version, metadata, _user_metadata(record.metadata),
-                                                         replacing=upsert)
+            await self.service.commit_object(writer.role, record.bucket_id, record.name, writer.owner, record.version,
+                                             head, record.content_type, record.cache_control,
+                                             _user_metadata(record.metadata), upsert=writer.upsert)
         except BaseException:
             await self.store.remove(record.id)  # its bytes are gone with the refused row: start again
             raise
         await self.store.mark_completed(record.id)
         record.completed = True
-        if previous and previous != record.version:
-            await self.service.discard(backend_key(record.bucket_id, record.name, previous))
 
     # -- HEAD: where an upload is ------------------------------------------------------
 
@@ -545,11 +534,6 @@ def _expired(record: UploadRecord) -> bool:
 def _http_date(moment: datetime) -> str:
     """RFC 7231's date, as Upload-Expires carries it."""
     return format_datetime(moment.astimezone(UTC), usegmt=True)
-
-
-def _content_length(request: Request) -> int | None:
-    value = request.headers.get("content-length", "")
-    return int(value) if _DIGITS.fullmatch(value) else None
 
 
 def _plain(status: int, body: str, headers: dict[str, str] | None = None) -> Response:

@@ -10,8 +10,8 @@ before giving up with storage-api's LockTimeout. A process that dies holding a l
 holds it for at most LEASE_S; every write of progress names the lease, so a request
 that lost its lease can never move an upload another request now owns.
 
-Expired uploads are swept by every process (`for update skip locked`): their scratch
-bytes are dropped, and so are completed bytes no object row points at.
+Expired uploads are swept by every process's reaper (`for update skip locked`): their
+scratch bytes are dropped, and so are completed bytes no object row points at.
 """
 
 from __future__ import annotations
@@ -95,21 +95,17 @@ class UploadStore:
         self.expiry_ms = ctx.settings.tus_url_expiry_ms
         self._held: dict[str, Lease] = {}  # leases this process holds, by upload id
         self._subscription: Subscription | None = None
-        self._tasks: list[asyncio.Task[None]] = []
 
-    # -- lifecycle ---------------------------------------------------------------------
+    # -- lifecycle: hearing the requests to let go of a lease --------------------------
 
     async def start(self) -> None:
         self._subscription = self.ctx.listener.subscribe(
             (RELEASE_CHANNEL,), on_connect=lambda: None, on_notify=self._on_release, name="storage resumable uploads")
-        self._tasks = [asyncio.create_task(self._sweep_forever())]
 
     async def stop(self) -> None:
         if self._subscription is not None:
             await self._subscription.close()
             self._subscription = None
-        await cancel_all(self._tasks)
-        self._tasks = []
 
     def _on_release(self, notify: psycopg.Notify) -> None:
         lease = self._held.get(notify.payload)
@@ -229,21 +225,11 @@ class UploadStore:
                 lease.released.set()
                 return
 
-    # -- expiry ------------------------------------------------------------------------
+    # -- expiry (run by the reaper) ----------------------------------------------------
 
     def sweep_interval(self) -> float:
         """Often enough that an upload is gone soon after it expires, at most once a minute."""
         return min(60.0, max(1.0, self.expiry_ms / 2000))
-
-    async def _sweep_forever(self) -> None:
-        while True:
-            try:
-                await self.sweep()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("resumable uploads: sweep failed (%s)", exc)
-            await asyncio.sleep(self.sweep_interval())
 
     async def sweep(self) -> int:
         """Remove expired uploads nobody holds, with their bytes; the number removed."""

@@ -72,6 +72,22 @@ def upload_row(server: LiveServer, location: str) -> tuple[Any, ...] | None:
                    tus.upload_id(location))
 
 
+def part_file(server: LiveServer, location: str) -> Path:
+    """Where the file backend keeps the bytes of an upload in progress."""
+    scratch = (upload_row(server, location) or ("", "", ""))[2]
+    return server.settings.data_dir / "storage" / "#resumable" / f"{scratch}.upload"
+
+
+def wait_part_size(server: LiveServer, location: str, size: int, timeout: float = 20) -> None:
+    """Wait until a PATCH in progress has written `size` bytes of the upload (the server
+    writes its part file as the body arrives, and records the offset only at the end)."""
+    part = part_file(server, location)
+    deadline = time.monotonic() + timeout
+    while not (part.exists() and part.stat().st_size >= size) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert part.stat().st_size >= size
+
+
 # -- the whole protocol on both backends -----------------------------------------------
 
 def test_create_head_patch_complete(client: httpx.Client, server: LiveServer, bucket: str) -> None:
@@ -190,8 +206,7 @@ def test_termination_removes_the_bytes(client: httpx.Client, live_server: LiveSe
     name = f"gone-{uuid.uuid4().hex[:6]}"
     location = tus.create(client, auth, 100, meta(bucket, name), endpoint=url(live_server)).headers["location"]
     assert tus.patch(client, auth, location, 0, b"x" * 40).status_code == 204
-    scratch = (upload_row(live_server, location) or ("", "", ""))[2]
-    part = live_server.settings.data_dir / "storage" / "#resumable" / f"{scratch}.upload"
+    part = part_file(live_server, location)
     assert part.stat().st_size == 40
     ended = client.delete(location, headers={**auth, **tus.TUS})
     assert ended.status_code == 204
@@ -376,8 +391,7 @@ def test_abandoned_uploads_are_swept(database_url: str, client: httpx.Client) ->
         create_bucket(httpx.Client(base_url=server.url), server, name)
         location = tus.create(client, auth, 100, meta(name, "a.bin"), endpoint=url(server)).headers["location"]
         assert tus.patch(client, auth, location, 0, b"z" * 10).status_code == 204
-        scratch = (upload_row(server, location) or ("", "", ""))[2]
-        part = server.settings.data_dir / "storage" / "#resumable" / f"{scratch}.upload"
+        part = part_file(server, location)
         assert part.exists()
         deadline = time.monotonic() + 20
         while upload_row(server, location) is not None and time.monotonic() < deadline:
@@ -435,7 +449,7 @@ def test_replicas_serve_one_upload(client: httpx.Client, replicas: tuple[LiveSer
     thread = threading.Thread(target=stalled)
     thread.start()
     try:
-        time.sleep(1.0)  # its first MiB is in
+        wait_part_size(a, location, 2 * MiB)  # its first MiB is in
         # ...and the client, back through `b`, retries from the offset it knew: `a` is asked
         # to stop (rather than `b` timing out on the lock), keeps the MiB it read, and `b`
         # answers with the conflict that sends the client to HEAD.
@@ -474,7 +488,7 @@ def test_process_killed_mid_patch(client: httpx.Client, replicas: tuple[LiveServ
             httpx.Client(timeout=30), auth, location.replace(survivor.url, doomed.url), 0, hanging(),
             **{"Content-Length": str(len(data))})))
         thread.start()
-        time.sleep(1.0)
+        wait_part_size(survivor, location, MiB)  # the doomed process holds the upload, its first MiB in
         doomed.process.kill()  # SIGKILL: no cleanup of any kind
         doomed.process.wait(10)
         stop.set()
