@@ -26,6 +26,13 @@ before(async () => {
   state.token = await pageAccessToken(state.desktop.page);
 });
 after(async () => {
+  // The suites share one seeded server: leave its shelf and buckets as they were.
+  if (state.token) {
+    const books = await rest(`books?created_by=eq.${state.account.id}&select=file_path`, { method: "DELETE", headers: { prefer: "return=representation" } });
+    const paths = books.map((b) => b.file_path).filter(Boolean);
+    if (paths.length) await fetch(`${BASE_URL}/storage/v1/object/books`, { method: "DELETE", headers: { ...headers(), "content-type": "application/json" }, body: JSON.stringify({ prefixes: paths }) });
+    await rest(`courses?created_by=eq.${state.account.id}&select=id`, { method: "DELETE", headers: { prefer: "return=representation" } });
+  }
   await state.desktop?.context.close();
   await state.phone?.context.close();
   await b.browser?.close();
