@@ -25,7 +25,6 @@ import re
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from email.utils import format_datetime
 from typing import Any, NamedTuple
 
 import orjson
@@ -37,6 +36,7 @@ from server.context import AppContext
 from server.db.health import is_unavailable
 from server.db.request_context import RequestContext
 from server.storage import content_types, errors, signing
+from server.storage.media import http_date
 from server.storage.backends import Backend, BackendMissing
 from server.storage.inputs import caller_of, declared_length
 from server.storage.paths import backend_key, is_valid_object_name, validate_bucket_name
@@ -381,7 +381,7 @@ class TusEndpoint:
         if finished:
             headers["Tus-Complete"] = "1"
         else:
-            headers["Upload-Expires"] = _http_date(record.expires_at)
+            headers["Upload-Expires"] = http_date(record.expires_at)
         return _plain(201, "", headers)
 
     def _location(self, request: Request, upload_id: str, signed: bool) -> str:
@@ -431,7 +431,7 @@ class TusEndpoint:
         if finished:
             headers["Tus-Complete"] = "1"
         else:
-            headers["Upload-Expires"] = _http_date(record.expires_at)
+            headers["Upload-Expires"] = http_date(record.expires_at)
         return _plain(204, "", headers)
 
     async def _append(self, request: Request, lease: Lease,
@@ -529,11 +529,6 @@ def _user_metadata(metadata: dict[str, str | None]) -> dict[str, Any] | None:
 
 def _expired(record: UploadRecord) -> bool:
     return datetime.now(UTC) > record.expires_at
-
-
-def _http_date(moment: datetime) -> str:
-    """RFC 7231's date, as Upload-Expires carries it."""
-    return format_datetime(moment.astimezone(UTC), usegmt=True)
 
 
 def _plain(status: int, body: str, headers: dict[str, str] | None = None) -> Response:

@@ -78,14 +78,17 @@ def part_file(server: LiveServer, location: str) -> Path:
     return server.settings.data_dir / "storage" / "#resumable" / f"{scratch}.upload"
 
 
-def wait_part_size(server: LiveServer, location: str, size: int, timeout: float = 20) -> None:
-    """Wait until a PATCH in progress has written `size` bytes of the upload (the server
-    writes its part file as the body arrives, and records the offset only at the end)."""
+def wait_part_size(server: LiveServer, location: str, size: int, timeout: float = 20) -> int:
+    """Wait until a PATCH in progress has written at least `size` bytes of the upload, and
+    say how many (the server writes its part file in blocks of about a MiB as the body
+    arrives, and records the offset only at the end)."""
     part = part_file(server, location)
     deadline = time.monotonic() + timeout
     while not (part.exists() and part.stat().st_size >= size) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert part.stat().st_size >= size
+    written = part.stat().st_size
+    assert written >= size
+    return written
 
 
 # -- the whole protocol on both backends -----------------------------------------------
@@ -166,24 +169,30 @@ def test_empty_upload_completes_at_creation(client: httpx.Client, server: LiveSe
     assert (got.status_code, got.content) == (200, b"")
 
 
-def test_interrupted_patch_keeps_what_arrived(client: httpx.Client, server: LiveServer, bucket: str) -> None:
+def test_interrupted_patch_keeps_what_arrived(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
     """The client dies mid-PATCH: the bytes it sent stay, HEAD says how many, and the
-    upload resumes from there."""
+    upload resumes from there. (On the file backend, whose part file shows what the server
+    has read; the S3 backend's append on a stream cut short is tested directly below.)"""
+    server = live_server
     auth = service_headers(server)
     total = 4 * MiB
     data = b"".join(tus.pattern(0, total))
     name = f"cut-{uuid.uuid4().hex[:6]}.bin"
     location = tus.create(client, auth, total, meta(bucket, name), endpoint=url(server)).headers["location"]
 
+    written: list[int] = []
+
     def dying_body() -> Iterator[bytes]:
         yield data[:3 * MiB]
-        time.sleep(0.5)  # let the server take it in
+        written.append(wait_part_size(server, location, 2 * MiB))  # what the server has surely taken in
         raise ConnectionResetError("client gone")
 
     with pytest.raises(Exception):  # noqa: B017 - whatever httpx makes of a body that dies
         tus.patch(client, auth, location, 0, dying_body(), **{"Content-Length": str(total)})
     offset = wait_offset(client, auth, location, lambda o: o > 0)
-    assert offset == 3 * MiB  # everything the server read before the client went
+    # Nothing the server had written is lost; nothing unsent is counted. (Bytes still in the
+    # socket when the client goes are dropped by the server's HTTP layer: the client resends.)
+    assert written[0] <= offset <= 3 * MiB
     done = tus.patch(client, auth, location, offset, data[offset:])
     assert done.status_code == 204, done.text
     got = client.get(f"{server.url}/storage/v1/object/{bucket}/{name}", headers=auth)
@@ -532,12 +541,13 @@ def _upload_200_mb(client: httpx.Client, live_server: LiveServer, total: int, ch
     location = tus.create(client, auth, total, meta(big, "video.mp4", contentType="video/mp4"),
                           endpoint=url(live_server)).headers["location"]
     cut_at = 100 * MiB + 12345  # inside the 17th chunk
+    written: list[int] = []
 
     def body(start: int, stop: int) -> Iterator[bytes]:
         for piece in tus.pattern(start, stop):
             if start < cut_at <= start + len(piece):
                 yield piece[:cut_at - start]
-                time.sleep(0.3)
+                written.append(wait_part_size(live_server, location, cut_at - 2 * MiB))  # surely taken in
                 raise ConnectionResetError("network gone")
             start += len(piece)
             yield piece
@@ -549,9 +559,9 @@ def _upload_200_mb(client: httpx.Client, live_server: LiveServer, total: int, ch
             sent = tus.patch(client, auth, location, offset, body(offset, end), **{"Content-Length": str(end - offset)})
         except (httpx.HTTPError, ConnectionResetError):
             cuts += 1
-            cut_at = -1  # once
             offset = wait_offset(client, auth, location, lambda o: o > offset)  # noqa: B023 - read at once
-            assert offset == 100 * MiB + 12345  # every byte that arrived was kept
+            assert written[0] <= offset <= cut_at  # what the server had written was kept
+            cut_at = -1  # once
             continue
         assert sent.status_code == 204, sent.text
         offset = int(sent.headers["upload-offset"])
@@ -604,10 +614,10 @@ def test_backend_appends_resume_and_complete(store: Backend) -> None:
         state, offset = await store.resumable_append(scratch, key, state, 0, _stream(data[:MiB]), len(data), record)
         assert offset == MiB  # short of S3's smallest part: kept aside until the next append
         with pytest.raises(ConnectionResetError):
-            await store.resumable_append(scratch, key, state, offset, _stream(data[offset:], fail_after=7 * MiB),
+            await store.resumable_append(scratch, key, state, offset, _stream(data[offset:], fail_after=7 * MiB + 256 * 1024),
                                          len(data), record)
         state, offset = durable[-1]
-        assert offset == 8 * MiB  # the cut kept all it had read
+        assert offset == 8 * MiB + 256 * 1024  # the cut kept all it had read, between two writes
         state, offset = await store.resumable_append(scratch, key, state, offset, _stream(data[offset:]),
                                                      len(data), record)
         assert offset == len(data)
