@@ -1,4 +1,4 @@
-"""supalite serve | migrate | policies apply/check | seed | keys | db url | psql | gen types | config"""
+"""supalite serve | start | stop | status | migrate | migration | policies | seed | keys | db | psql | gen types | config"""
 
 from __future__ import annotations
 
@@ -105,20 +105,20 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
-    from server.db.database import owner_database
+    from server.db.database import command_database
     from server.db.project import migrate
 
-    with owner_database(settings) as owner_url:
+    with command_database(settings) as owner_url:
         migrate(settings, owner_url)
     print("supalite: database is up to date")
     return 0
 
 
 def cmd_policies(settings: Settings, args: argparse.Namespace) -> int:
-    from server.db.database import owner_database
+    from server.db.database import command_database
     from server.db.project import apply_policies_now
 
-    with owner_database(settings) as owner_url:
+    with command_database(settings) as owner_url:
         apply_policies_now(settings, owner_url)
     print("supalite: policies applied")
     return 0
@@ -134,34 +134,30 @@ def _seed(settings: Settings, owner_url: str) -> None:
 
 
 def cmd_seed(settings: Settings, args: argparse.Namespace) -> int:
-    from server.db.database import owner_database
+    from server.db.database import command_database
     from server.db.project import migrate
     from server.seeding import check_seed_allowed
 
     check_seed_allowed(settings)
-    with owner_database(settings) as owner_url:
+    with command_database(settings) as owner_url:
         migrate(settings, owner_url)
         _seed(settings, owner_url)
     return 0
 
 
 def cmd_policies_check(settings: Settings, args: argparse.Namespace) -> int:
-    from server.db.database import owner_database
+    from server.db.database import command_database
     from server.policycheck import run_check
 
     matrix = Path(args.matrix) if args.matrix else settings.project_dir / "policies" / "matrix.yaml"
-    with owner_database(settings) as owner_url:
+    with command_database(settings) as owner_url:
         return run_check(owner_url, matrix, sys.stdout)
 
 
 def _running_db_url(settings: Settings) -> str | None:
-    if settings.database_url:
-        return settings.database_url
-    from server.db.embedded import Cluster
+    from server.db.database import running_database_url
 
-    cluster = Cluster(settings.data_dir)
-    port = cluster.running_port()
-    return cluster.url(port) if port is not None else None
+    return running_database_url(settings)
 
 
 def cmd_keys(settings: Settings, args: argparse.Namespace) -> int:
@@ -207,12 +203,9 @@ def _psql_binary() -> str:
 def cmd_psql(settings: Settings, args: argparse.Namespace) -> int:
     import subprocess
 
-    url = _running_db_url(settings)
-    if url is not None:
-        return subprocess.call([_psql_binary(), url, *args.psql_args])
-    from server.db.database import owner_database
+    from server.db.database import command_database
 
-    with owner_database(settings) as owner_url:
+    with command_database(settings) as owner_url:
         return subprocess.call([_psql_binary(), owner_url, *args.psql_args])
 
 
@@ -224,13 +217,12 @@ def cmd_gen_types(settings: Settings, args: argparse.Namespace) -> int:
 
     schemas = args.schema or ["public"]
     try:
-        url = args.db_url or _running_db_url(settings)
-        if url is not None:
-            output = generate_typescript(url, schemas)
+        if args.db_url:
+            output = generate_typescript(args.db_url, schemas)
         else:
-            from server.db.database import owner_database
+            from server.db.database import command_database
 
-            with owner_database(settings) as owner_url:
+            with command_database(settings) as owner_url:
                 output = generate_typescript(owner_url, schemas)
     except psycopg.Error as exc:
         raise ConfigError(f"cannot read the database: {str(exc).strip()}") from None
@@ -249,44 +241,86 @@ def cmd_config(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _project_command(module: str, name: str) -> Command:
+    """A command of server/supabase_project/<module>.py, imported when it runs."""
+
+    def run(settings: Settings, args: argparse.Namespace) -> int:
+        import importlib
+
+        command: Command = getattr(importlib.import_module(f"server.supabase_project.{module}"), name)
+        return command(settings, args)
+
+    return run
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """Options every command accepts, before or after its name (`supalite db url --data-dir D`)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory (SUPALITE_DATA_DIR)")
+    common.add_argument("--workdir", default=argparse.SUPPRESS,
+                        help="folder holding supabase/config.toml (SUPALITE_PROJECT_DIR; default: the current one)")
+    return common
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="supalite", description="Supabase-compatible backend")
-    parser.add_argument("--data-dir", help="data directory (SUPALITE_DATA_DIR)")
+    common = _common_options()
+    parser = argparse.ArgumentParser(prog="supalite", description="Supabase-compatible backend", parents=[common])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="run the server")
+    def command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str,
+                func: Command | None = None) -> argparse.ArgumentParser:
+        added = subparsers.add_parser(name, help=help, parents=[common])
+        if func is not None:
+            added.set_defaults(func=func)
+        return added
+
+    serve = command(sub, "serve", "run the server in the foreground", cmd_serve)
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--workers", type=int)
     serve.add_argument("--dev", action="store_true", default=None, help="development machine")
-    serve.add_argument("--data-dir", dest="serve_data_dir", help="data directory")
     serve.add_argument("--no-migrate", action="store_true", help="do not migrate at start")
     serve.add_argument("--seed", action="store_true", help="load the project's demo data (seed/seed.py) before serving")
-    serve.set_defaults(func=cmd_serve)
 
-    sub.add_parser("migrate", help="apply platform schema, migrations, policies, buckets").set_defaults(func=cmd_migrate)
-    policies = sub.add_parser("policies", help="row-level security policies")
+    start = command(sub, "start", "start the project's server in the background (as `supabase start`)",
+                    _project_command("process", "cmd_start"))
+    start.add_argument("-x", "--exclude", action="append", default=[], help="services to leave out (accepted, ignored)")
+    start.add_argument("--ignore-health-check", action="store_true", help="accepted for the CLI's sake")
+    stop = command(sub, "stop", "stop the server `supalite start` started", _project_command("process", "cmd_stop"))
+    stop.add_argument("--no-backup", action="store_true", help="also delete the project's data (database, objects)")
+    status = command(sub, "status", "URLs and keys of the running server", _project_command("status", "cmd_status"))
+    status.add_argument("-o", "--output", choices=["pretty", "env", "json", "toml", "yaml"], default="pretty")
+    status.add_argument("--override-name", action="append", default=[], help="rename a variable, e.g. api.url=NEXT_PUBLIC_SUPABASE_URL")
+
+    command(sub, "migrate", "apply platform schema, migrations, policies, buckets", cmd_migrate)
+    migration = command(sub, "migration", "the project's supabase/migrations")
+    migration_sub = migration.add_subparsers(dest="migration_command", required=True)
+    migration_new = command(migration_sub, "new", "create supabase/migrations/<timestamp>_<name>.sql (stdin: its text)",
+                            _project_command("migrations", "cmd_migration_new"))
+    migration_new.add_argument("name")
+    command(migration_sub, "list", "local and applied migrations", _project_command("migrations", "cmd_migration_list"))
+
+    policies = command(sub, "policies", "row-level security policies")
     policies_sub = policies.add_subparsers(dest="policies_command", required=True)
-    policies_sub.add_parser("apply", help="re-apply policies/*.sql in one transaction").set_defaults(func=cmd_policies)
-    check = policies_sub.add_parser("check", help="run the permission matrix (policies/matrix.yaml) and print it")
+    command(policies_sub, "apply", "re-apply policies/*.sql in one transaction", cmd_policies)
+    check = command(policies_sub, "check", "run the permission matrix (policies/matrix.yaml) and print it", cmd_policies_check)
     check.add_argument("--matrix", help="matrix file (default: policies/matrix.yaml)")
-    check.set_defaults(func=cmd_policies_check)
-    sub.add_parser("seed", help="load the project's demo data (seed/seed.py); never in production").set_defaults(func=cmd_seed)
-    sub.add_parser("keys", help="print URLs and keys").set_defaults(func=cmd_keys)
-    db = sub.add_parser("db", help="database")
+    command(sub, "seed", "load the project's demo data (seed/seed.py); never in production", cmd_seed)
+    command(sub, "keys", "print URLs and keys", cmd_keys)
+    db = command(sub, "db", "database")
     db_sub = db.add_subparsers(dest="db_command", required=True)
-    db_sub.add_parser("url", help="print the database URL").set_defaults(func=cmd_db_url)
-    psql = sub.add_parser("psql", help="open psql on the database")
-    psql.set_defaults(func=cmd_psql)
-    gen = sub.add_parser("gen", help="generate code from the database")
+    command(db_sub, "url", "print the database URL", cmd_db_url)
+    command(db_sub, "reset", "recreate the database: migrations, seed, buckets (as `supabase db reset`)",
+            _project_command("reset", "cmd_db_reset"))
+    command(sub, "psql", "open psql on the database", cmd_psql)
+    gen = command(sub, "gen", "generate code from the database")
     gen_sub = gen.add_subparsers(dest="gen_command", required=True)
-    gen_types = gen_sub.add_parser("types", help="types for the client libraries")
+    gen_types = command(gen_sub, "types", "types for the client libraries")
     types_sub = gen_types.add_subparsers(dest="types_language", required=True)
-    typescript = types_sub.add_parser("typescript", help="the Database type of supabase-js (stdout)")
+    typescript = command(types_sub, "typescript", "the Database type of supabase-js (stdout)", cmd_gen_types)
     typescript.add_argument("--db-url", help="database to read (default: the project's)")
     typescript.add_argument("--schema", action="append", help="schema to include (repeatable; default: public)")
-    typescript.set_defaults(func=cmd_gen_types)
-    sub.add_parser("config", help="list every setting").set_defaults(func=cmd_config)
+    command(sub, "config", "list every setting", cmd_config)
     return parser
 
 
@@ -298,8 +332,12 @@ def main(argv: list[str] | None = None) -> int:
     args.psql_args = extra
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
     try:
+        workdir = getattr(args, "workdir", None)
+        if workdir:
+            # Before the settings are read: the project's config.toml is layered under the environment.
+            os.environ["SUPALITE_PROJECT_DIR"] = str(Path(workdir).expanduser().resolve())
         settings = load_settings()
-        data_dir = getattr(args, "serve_data_dir", None) or args.data_dir
+        data_dir = getattr(args, "data_dir", None)
         settings = settings.with_overrides(
             host=getattr(args, "host", None),
             port=getattr(args, "port", None),

@@ -76,3 +76,31 @@ def owner_database(settings: Settings, *, fast_unsafe: bool = False) -> Iterator
         yield embedded.start()
     finally:
         embedded.stop()
+
+
+def running_database_url(settings: Settings) -> str | None:
+    """DATABASE_URL, or the URL of the embedded cluster a running server holds; None when stopped."""
+    if settings.database_url:
+        return settings.database_url
+    from server.db.embedded import Cluster
+
+    cluster = Cluster(settings.data_dir)
+    port = cluster.running_port()
+    return cluster.url(port) if port is not None else None
+
+
+@contextmanager
+def command_database(settings: Settings) -> Iterator[str]:
+    """The owner URL for a one-off command (migrate, policies, seed, psql, db reset...).
+
+    Beside a running server the command uses the cluster that server started (and leaves it
+    running); otherwise it starts the embedded cluster for the command and stops it after.
+    """
+    url = running_database_url(settings)
+    if url is not None:
+        if settings.database_url:
+            check_reachable(url)
+        yield url
+        return
+    with owner_database(settings) as owner_url:
+        yield owner_url

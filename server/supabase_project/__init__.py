@@ -1,0 +1,1 @@
+"""A Supabase CLI project folder (`supabase/config.toml`, `migrations/`, `seed.sql`), run as `supabase start` does."""
