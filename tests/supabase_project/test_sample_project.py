@@ -1,0 +1,237 @@
+"""A Supabase project folder (tests/supabase_project/sample, written as `supabase init` and a user
+leave it) run end to end as with the Supabase CLI: `supalite start --workdir D`, `status -o env`,
+the real supabase-js against what its config.toml, migrations, seed and bucket declare
+(tests/js/supabase-project.suite.mjs), `gen types typescript --local` compiled with tsc,
+`migration list`, `db reset` under a running server, `stop`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import jwt
+import psycopg
+import pytest
+
+from tests import harness
+from tests.js.node_suite import needs_node, run_node_suite
+
+SAMPLE = Path(__file__).parent / "sample"
+TYPES_USAGE = Path(__file__).parent / "types_usage.ts"
+WEB = harness.REPO / "web"
+TSC = WEB / "node_modules" / ".bin" / "tsc"
+MIGRATIONS = sorted(p.name.split("_", 1)[0] for p in (SAMPLE / "supabase" / "migrations").glob("*.sql"))
+ADA = {"email": "ada@example.com", "password": "ada-password"}
+STATUS_KEYS = {"API_URL", "DB_URL", "ANON_KEY", "SERVICE_ROLE_KEY", "JWT_SECRET"}
+# godotenv.Marshal's lines, as `supabase status -o env` prints them: KEY="escaped value" or KEY=integer.
+_ENV_LINE = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)=(?:"((?:[^"\\]|\\.)*)"|(-?\d+))$')
+
+
+@dataclass
+class Project:
+    """A copy of the sample, started by `supalite start`, and what `status -o env` printed."""
+
+    workdir: Path
+    env: dict[str, str]  # the environment every supalite command of the test runs with
+    status: dict[str, str] = field(default_factory=dict)
+
+    def supalite(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([harness.SUPALITE, *args, "--workdir", str(self.workdir)], env=self.env,
+                              cwd=str(self.workdir.parent), capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL, check=False)
+
+    def ok(self, *args: str, timeout: float = 120) -> str:
+        done = self.supalite(*args, timeout=timeout)
+        assert done.returncode == 0, f"supalite {' '.join(args)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+        assert "Traceback" not in done.stderr, done.stderr
+        return done.stdout
+
+    # What tests/js/node_suite.py reads of a harness.LiveServer, taken from `status -o env`.
+    @property
+    def url(self) -> str:
+        return self.status["API_URL"]
+
+    @property
+    def anon_key(self) -> str:
+        return self.status["ANON_KEY"]
+
+    @property
+    def service_key(self) -> str:
+        return self.status["SERVICE_ROLE_KEY"]
+
+    @property
+    def database_url(self) -> str:
+        return self.status["DB_URL"]
+
+
+def parse_env_output(text: str) -> dict[str, str]:
+    """`status -o env` output as a dict; every non-empty line must be KEY="value" (or KEY=123)."""
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        match = _ENV_LINE.match(line)
+        assert match, f"not a KEY=\"value\" line: {line!r}"
+        name, quoted, number = match.groups()
+        values[name] = number if number is not None else re.sub(r"\\(.)", _unescape, quoted)
+    return values
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return {"n": "\n", "r": "\r"}.get(match[1], match[1])
+
+
+def _clean_environment() -> dict[str, str]:
+    """The caller's environment without the server's own settings (the project's config.toml decides)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_", "STORAGE_"))}
+    env.pop("DATABASE_URL", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def project() -> Iterator[Project]:
+    scratch = harness.scratch_dir("supalite-sample-")
+    workdir = scratch / "sample"
+    shutil.copytree(SAMPLE, workdir)
+    # The environment wins over config.toml's [api] port and [db] port (54321/54322 may be in use).
+    env = _clean_environment() | {"SUPALITE_PORT": str(harness.free_port()), "SUPALITE_DB_PORT": str(harness.free_port()),
+                                  "SUPALITE_LOG_LEVEL": "warning"}
+    started = Project(workdir, env)
+    try:
+        started.ok("start", timeout=180)
+        started.status = parse_env_output(started.ok("status", "-o", "env"))
+        yield started
+    finally:
+        stopped = started.supalite("stop", "--no-backup")
+        print(stopped.stdout, stopped.stderr)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_status_env_names_the_running_project(project: Project) -> None:
+    status, env = project.status, project.env
+    assert status.keys() >= STATUS_KEYS, status
+    names = [line.split("=", 1)[0] for line in project.ok("status", "-o", "env").splitlines() if line.strip()]
+    assert names == sorted(names), "godotenv.Marshal prints the variables sorted"
+    assert status["API_URL"] == f"http://127.0.0.1:{env['SUPALITE_PORT']}"
+    assert httpx.get(f"{status['API_URL']}/rest/v1/", headers={"apikey": status["ANON_KEY"]}).status_code == 200
+    for key, role in (("ANON_KEY", "anon"), ("SERVICE_ROLE_KEY", "service_role")):
+        claims = jwt.decode(status[key], status["JWT_SECRET"], algorithms=["HS256"], options={"verify_aud": False})
+        assert claims["role"] == role
+    with psycopg.connect(status["DB_URL"], connect_timeout=5) as conn:
+        assert conn.info.port == int(env["SUPALITE_DB_PORT"])
+        assert conn.execute("select count(*) from public.notes").fetchone() == (62,)
+
+
+@needs_node
+def test_supabase_js_sees_the_project_settings(project: Project) -> None:
+    # Duck-typed for run_node_suite: the URL and keys come from `status -o env`, not from settings.
+    counts = run_node_suite("supabase-project.suite.mjs", project, SAMPLE_DIR=str(project.workdir))  # type: ignore[arg-type]
+    assert counts["pass"] == 9 and counts["fail"] == 0 and counts["skipped"] == 0, counts
+
+
+def _tsc(folder: Path, usage: str) -> subprocess.CompletedProcess[str]:
+    """tsc (web's) on database.types.ts and `usage` in `folder`, supabase-js resolved from web/."""
+    (folder / "types_usage.ts").write_text(usage)
+    config = {
+        "compilerOptions": {
+            "strict": True, "noEmit": True, "target": "ES2022", "module": "ESNext",
+            "moduleResolution": "bundler", "skipLibCheck": True, "types": [],
+            "baseUrl": str(WEB), "paths": {"@supabase/supabase-js": ["node_modules/@supabase/supabase-js"]},
+        },
+        "files": [str(folder / "database.types.ts"), str(folder / "types_usage.ts")],
+    }
+    (folder / "tsconfig.json").write_text(json.dumps(config))
+    return subprocess.run([str(TSC), "-p", str(folder / "tsconfig.json")], check=False, capture_output=True, text=True,
+                          timeout=300, cwd=str(WEB))
+
+
+@pytest.fixture(scope="module")
+def generated_types(project: Project) -> Iterator[Path]:
+    """`supalite gen types typescript --local > database.types.ts`, as the Supabase docs write it."""
+    folder = harness.scratch_dir("supalite-sample-types-")
+    (folder / "database.types.ts").write_text(project.ok("gen", "types", "typescript", "--local"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+needs_tsc = pytest.mark.skipif(not TSC.exists() or not shutil.which("node"), reason="web/node_modules not installed")
+
+
+@needs_tsc
+def test_generated_types_compile_with_supabase_js(generated_types: Path) -> None:
+    types = (generated_types / "database.types.ts").read_text()
+    assert "export type Database = {" in types
+    for name in ("notes: {", "profiles: {", "public_notes: {", "note_totals: {", "search_notes: {"):
+        assert name in types, f"{name} missing from the generated types"
+    done = _tsc(generated_types, TYPES_USAGE.read_text())
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@needs_tsc
+def test_generated_types_refuse_a_wrong_column(generated_types: Path) -> None:
+    """Without its `@ts-expect-error` comments the usage file fails on each line they marked."""
+    lines = TYPES_USAGE.read_text().splitlines()
+    marked = [number + 2 for number, line in enumerate(lines) if line.strip().startswith("// @ts-expect-error")]
+    assert len(marked) >= 4
+    stripped = "\n".join("" if line.strip().startswith("// @ts-expect-error") else line for line in lines) + "\n"
+    done = _tsc(generated_types, stripped)
+    assert done.returncode != 0
+    failing = {int(n) for n in re.findall(r"types_usage\.ts\((\d+),\d+\): error", done.stdout)}
+    assert failing == set(marked), done.stdout
+    assert "'titel' does not exist" in done.stdout
+
+
+def test_migration_list_shows_every_migration_applied(project: Project) -> None:
+    listing = project.ok("migration", "list")
+    for version in MIGRATIONS:
+        rows = [line for line in listing.splitlines() if version in line]
+        assert len(rows) == 1 and rows[0].count(version) == 2, f"{version} not local and remote:\n{listing}"
+    with psycopg.connect(project.database_url) as conn:
+        applied = conn.execute("select version from supabase_migrations.schema_migrations order by version").fetchall()
+    assert [row[0] for row in applied] == MIGRATIONS
+
+
+def _sign_in(project: Project) -> httpx.Response:
+    return httpx.post(f"{project.url}/auth/v1/token?grant_type=password", headers={"apikey": project.anon_key},
+                      json=ADA, timeout=30)
+
+
+def test_db_reset_restores_the_seed_under_the_running_server(project: Project) -> None:
+    service = {"apikey": project.service_key, "Authorization": f"Bearer {project.service_key}"}
+    rest = f"{project.url}/rest/v1"
+    added = httpx.post(f"{rest}/notes", headers=service | {"Prefer": "return=representation"},
+                       json={"title": "Written after the seed", "owner_id": "ada00000-0000-4000-8000-000000000001"})
+    assert added.status_code == 201, added.text
+    user = httpx.post(f"{project.url}/auth/v1/admin/users", headers=service,
+                      json={"email": "late@example.com", "password": "late-password", "email_confirm": True})
+    assert user.status_code == 200, user.text
+
+    done = project.supalite("db", "reset", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+    # The same server answers, without a restart, from the recreated database.
+    anon = {"apikey": project.anon_key}
+    gone = httpx.get(f"{rest}/notes", params={"title": "eq.Written after the seed", "select": "id"}, headers=service)
+    assert gone.status_code == 200 and gone.json() == [], gone.text
+    counted = httpx.get(f"{rest}/notes", params={"select": "id"}, headers=anon | {"Prefer": "count=exact"})
+    assert counted.status_code == 206 and counted.headers["content-range"] == "0-49/60", counted.headers
+    totals = httpx.post(f"{rest}/rpc/note_totals", headers=anon, json={})
+    assert totals.json() == {"public": 60, "private": 2}, totals.text
+    assert _sign_in(project).status_code == 200
+    late = httpx.post(f"{project.url}/auth/v1/token?grant_type=password", headers=anon,
+                      json={"email": "late@example.com", "password": "late-password"})
+    assert late.status_code == 400 and late.json()["error_code"] == "invalid_credentials", late.text
+    # The bucket and its objects_path files are seeded again, as `supabase db reset` does.
+    avatar = httpx.get(f"{project.url}/storage/v1/object/public/avatars/default.png")
+    assert avatar.status_code == 200
+    assert avatar.content == (SAMPLE / "supabase" / "seed-objects" / "avatars" / "default.png").read_bytes()
+    listing = project.ok("migration", "list")
+    assert all(listing.count(version) == 2 for version in MIGRATIONS), listing
