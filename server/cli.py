@@ -71,9 +71,11 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from server.auth.mail import startup_line as mail_startup_line
     from server.db.database import owner_database
     from server.db.project import migrate
+    from server.supabase_project.process import print_warnings as print_project_warnings
 
     check_bind_allowed(settings)
     check_port_free(settings.host, settings.port)
+    print_project_warnings(settings)
     # SIGTERM unwinds like Ctrl-C, so the embedded PostgreSQL is stopped on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with owner_database(settings) as owner_url:
@@ -138,10 +140,13 @@ def cmd_seed(settings: Settings, args: argparse.Namespace) -> int:
     from server.db.project import migrate
     from server.seeding import check_seed_allowed
 
+    from server.supabase_project.apply import seed_project
+
     check_seed_allowed(settings)
     with command_database(settings) as owner_url:
-        migrate(settings, owner_url)
-        _seed(settings, owner_url)
+        migrate(settings, owner_url, seed=False)
+        if not seed_project(settings, owner_url):  # a Supabase project: its seed files and buckets again
+            _seed(settings, owner_url)
     return 0
 
 
@@ -209,13 +214,34 @@ def cmd_psql(settings: Settings, args: argparse.Namespace) -> int:
         return subprocess.call([_psql_binary(), owner_url, *args.psql_args])
 
 
+def _typegen_schemas(settings: Settings, args: argparse.Namespace) -> list[str]:
+    """Check `gen types`'s flags as the CLI does; the schemas to include."""
+    if args.language and args.language != "typescript" and not args.lang:
+        raise ConfigError("use --lang flag to specify the typegen language")
+    lang = args.lang or args.language or "typescript"
+    if lang != "typescript":
+        raise ConfigError(f"--lang {lang}: supalite generates typescript types only")
+    sources = [flag for flag, given in (("--local", args.local), ("--linked", args.linked),
+                                        ("--project-id", args.project_id), ("--db-url", args.db_url)) if given]
+    if len(sources) > 1:
+        raise ConfigError(f"{' and '.join(sources)} cannot be used together")
+    if args.linked or args.project_id:
+        raise ConfigError(f"{sources[0]} reads a hosted Supabase project: supalite generates types from "
+                          "its own database (--local, the default) or from --db-url")
+    schemas = [name.strip() for given in args.schema for name in given.split(",")]
+    if any(not name for name in schemas):
+        raise ConfigError("--schema: empty schema name")
+    # As the CLI: public, then the schemas the API exposes ([api] schemas).
+    return schemas or list(dict.fromkeys(["public", *settings.db_schemas]))
+
+
 def cmd_gen_types(settings: Settings, args: argparse.Namespace) -> int:
     """The `Database` type for supabase-js on stdout, as `supabase gen types typescript --local`."""
     import psycopg
 
     from server.typegen import generate_typescript
 
-    schemas = args.schema or ["public"]
+    schemas = _typegen_schemas(settings, args)
     try:
         if args.db_url:
             output = generate_typescript(args.db_url, schemas)
@@ -298,7 +324,9 @@ def build_parser() -> argparse.ArgumentParser:
     migration_new = command(migration_sub, "new", "create supabase/migrations/<timestamp>_<name>.sql (stdin: its text)",
                             _project_command("migrations", "cmd_migration_new"))
     migration_new.add_argument("name")
-    command(migration_sub, "list", "local and applied migrations", _project_command("migrations", "cmd_migration_list"))
+    migration_list = command(migration_sub, "list", "local and applied migrations",
+                             _project_command("migrations", "cmd_migration_list"))
+    migration_list.add_argument("--local", action="store_true", help="the local database (the only one; accepted)")
 
     policies = command(sub, "policies", "row-level security policies")
     policies_sub = policies.add_subparsers(dest="policies_command", required=True)
@@ -310,16 +338,23 @@ def build_parser() -> argparse.ArgumentParser:
     db = command(sub, "db", "database")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     command(db_sub, "url", "print the database URL", cmd_db_url)
-    command(db_sub, "reset", "recreate the database: migrations, seed, buckets (as `supabase db reset`)",
-            _project_command("reset", "cmd_db_reset"))
+    db_reset = command(db_sub, "reset", "recreate the database: migrations, seed, buckets (as `supabase db reset`)",
+                       _project_command("reset", "cmd_db_reset"))
+    db_reset.add_argument("--no-seed", action="store_true", help="skip the seed files")
+    db_reset.add_argument("--local", action="store_true", help="the local database (the only one; accepted)")
     command(sub, "psql", "open psql on the database", cmd_psql)
     gen = command(sub, "gen", "generate code from the database")
     gen_sub = gen.add_subparsers(dest="gen_command", required=True)
-    gen_types = command(gen_sub, "types", "types for the client libraries")
-    types_sub = gen_types.add_subparsers(dest="types_language", required=True)
-    typescript = command(types_sub, "typescript", "the Database type of supabase-js (stdout)", cmd_gen_types)
-    typescript.add_argument("--db-url", help="database to read (default: the project's)")
-    typescript.add_argument("--schema", action="append", help="schema to include (repeatable; default: public)")
+    # `gen types typescript` (the CLI's older form) or `gen types --lang typescript`, with the CLI's flags.
+    gen_types = command(gen_sub, "types", "the Database type of supabase-js (stdout)", cmd_gen_types)
+    gen_types.add_argument("language", nargs="?", help="typescript (or --lang typescript)")
+    gen_types.add_argument("--lang", help="output language: typescript")
+    gen_types.add_argument("--local", action="store_true", help="the local database (the default)")
+    gen_types.add_argument("--linked", action="store_true", help="refused: supalite has no linked hosted project")
+    gen_types.add_argument("--project-id", help="refused: supalite has no hosted project")
+    gen_types.add_argument("--db-url", help="database to read (default: the project's)")
+    gen_types.add_argument("-s", "--schema", action="append", default=[],
+                           help="schemas to include, comma separated or repeated (default: public and [api] schemas)")
     command(sub, "config", "list every setting", cmd_config)
     return parser
 

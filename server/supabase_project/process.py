@@ -1,0 +1,289 @@
+"""`supalite start` / `supalite stop`: the project's server as a background process, as
+`supabase start` / `supabase stop` run the local stack.
+
+`start` runs `supalite serve` in its own session (it outlives the terminal), its output in
+`<data dir>/supalite.log` and its pid in `<data dir>/supalite.pid`; the embedded PostgreSQL
+is the server's child and stops with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from server.config import ConfigError, Settings
+from server.supabase_project.layout import SupabaseProject, find_project
+
+PID_FILE = "supalite.pid"
+LOG_FILE = "supalite.log"
+START_TIMEOUT = 120.0  # seconds: a cold start (initdb, migrations) takes about 3 s
+STOP_TIMEOUT = 15.0  # seconds: a server stops within 10 s of SIGTERM whatever its database does
+LOG_TAIL_LINES = 20
+
+
+def pid_path(settings: Settings) -> Path:
+    return settings.data_dir / PID_FILE
+
+
+def log_path(settings: Settings) -> Path:
+    return settings.data_dir / LOG_FILE
+
+
+def require_project(settings: Settings) -> SupabaseProject:
+    project = find_project(settings.project_dir)
+    if project is None:
+        raise ConfigError(
+            f"cannot find supabase/config.toml in {settings.project_dir}: "
+            "run supalite start in a Supabase project folder or pass --workdir"
+        )
+    return project
+
+
+def _is_server_process(pid: int) -> bool:
+    """Whether `pid` is a live `supalite serve` (not a recycled pid of another program)."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # no procfs: trust the pid
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return True
+    try:
+        argv = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    # An exited process waiting to be reaped has an empty command line.
+    return b"server.cli" in argv and b"serve" in argv
+
+
+def running_pid(settings: Settings) -> int | None:
+    """Pid of the server `supalite start` started on this data dir; a stale pid file is removed."""
+    path = pid_path(settings)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        pid = int(text.split()[0])
+    except (ValueError, IndexError):
+        pid = 0
+    if pid > 0 and _is_server_process(pid):
+        return pid
+    path.unlink(missing_ok=True)  # the server was killed or the file is not ours
+    return None
+
+
+def local_url(settings: Settings) -> str:
+    """Where this machine reaches the server it binds (the public URL may route elsewhere)."""
+    host = settings.host
+    if host in ("0.0.0.0", ""):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{settings.port}"
+
+
+def _get_health(settings: Settings, timeout: float = 2.0) -> tuple[int, object] | None:
+    """Status and JSON body of the server's /health; None when nothing answers there."""
+    import urllib.error
+    import urllib.request
+
+    url = f"{local_url(settings)}/health"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            status, raw = response.status, response.read(65536)
+    except urllib.error.HTTPError as exc:  # 503 while its database is down
+        status, raw = exc.code, exc.read(65536)
+    except (OSError, ValueError):
+        return None
+    try:
+        return status, json.loads(raw)
+    except ValueError:
+        return status, None
+
+
+def health_answers(settings: Settings) -> bool:
+    """A supalite server answers /health there (200, or 503 while its database is down)."""
+    answer = _get_health(settings)
+    return answer is not None and isinstance(answer[1], dict) and "services" in answer[1]
+
+
+def _healthy(settings: Settings) -> bool:
+    answer = _get_health(settings)
+    return answer is not None and answer[0] == 200
+
+
+def print_warnings(settings: Settings) -> None:
+    """config.toml's keys supalite does not run, one line each (start and serve in a project)."""
+    from server.supabase_project.config_toml import read_project_config
+
+    project = find_project(settings.project_dir)
+    if project is None:
+        return
+    for warning in read_project_config(project).warnings:
+        print(f"supalite: warning: {warning}", file=sys.stderr, flush=True)
+
+
+def _log_tail(path: Path) -> list[str]:
+    try:
+        return path.read_text(errors="replace").rstrip().splitlines()[-LOG_TAIL_LINES:]
+    except OSError:
+        return []
+
+
+def _spawn(settings: Settings, project: SupabaseProject) -> subprocess.Popen[bytes]:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    # The child reads its settings again: hand it what this command resolved (--workdir, --data-dir).
+    env["SUPALITE_PROJECT_DIR"] = str(project.root)
+    env["SUPALITE_DATA_DIR"] = str(settings.data_dir)
+    env["SUPALITE_HOST"] = settings.host
+    env["SUPALITE_PORT"] = str(settings.port)
+    with open(log_path(settings), "wb") as log:  # the child keeps its own descriptor
+        process = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "serve"],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+            start_new_session=True,  # neither the terminal's Ctrl-C nor its closing reaches it
+        )
+    temporary = pid_path(settings).with_suffix(".tmp")
+    temporary.write_text(f"{process.pid}\n")
+    temporary.replace(pid_path(settings))
+    return process
+
+
+def _kill_session(pid: int) -> None:
+    """SIGKILL the server's session (start made it a session leader): workers and PostgreSQL with it."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _abandon(settings: Settings, process: subprocess.Popen[bytes]) -> None:
+    """Stop a child that failed to come up, and forget it."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            _kill_session(process.pid)
+            process.wait()
+    pid_path(settings).unlink(missing_ok=True)
+
+
+def _wait_healthy(settings: Settings, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _healthy(settings):
+        code = process.poll()
+        if code is not None:
+            pid_path(settings).unlink(missing_ok=True)
+            for line in _log_tail(log_path(settings)):
+                print(f"  {line}", file=sys.stderr)
+            raise ConfigError(f"the server exited with code {code} at start (its log: {log_path(settings)})")
+        if time.monotonic() > deadline:
+            _abandon(settings, process)
+            raise ConfigError(
+                f"the server did not answer {local_url(settings)}/health within {START_TIMEOUT:.0f} s "
+                f"(its log: {log_path(settings)})"
+            )
+        time.sleep(0.1)
+
+
+def cmd_start(settings: Settings, args: argparse.Namespace) -> int:
+    from server.supabase_project import status
+
+    project = require_project(settings)
+    print_warnings(settings)
+    if status.is_running(settings):
+        print("supalite start is already running.", file=sys.stderr)
+        return status.print_status(settings, "pretty", {})
+    process = _spawn(settings, project)
+    try:
+        _wait_healthy(settings, process)
+    except BaseException:
+        _abandon(settings, process)  # Ctrl-C while waiting: the child is in its own session
+        raise
+    print("Started supalite local development setup.\n", file=sys.stderr, flush=True)
+    status.print_block(status.status_values(settings))
+    return 0
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while _is_server_process(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _wait_cluster_stopped(settings: Settings, timeout: float = 10.0) -> None:
+    from server.db.embedded import Cluster
+
+    cluster = Cluster(settings.data_dir)
+    deadline = time.monotonic() + timeout
+    while cluster.running_port() is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _looks_like_data_dir(path: Path) -> bool:
+    markers = ("postgres/PG_VERSION", "postgres-password", PID_FILE, LOG_FILE)
+    return any((path / marker).exists() for marker in markers)
+
+
+def delete_data(settings: Settings) -> None:
+    """`--no-backup`: the cluster and stored objects go, as the CLI removes its volumes."""
+    from server.db.embedded import Cluster
+
+    data = settings.data_dir
+    if not data.exists():
+        return
+    if settings.database_url:
+        raise ConfigError("--no-backup deletes an embedded database: this project's is DATABASE_URL's; drop it there")
+    if Cluster(data).running_port() is not None:
+        raise ConfigError(f"the embedded PostgreSQL in {data} is still running (a `supalite serve`?): stop it first")
+    if not data.is_dir() or not _looks_like_data_dir(data):
+        raise ConfigError(f"{data} does not look like a supalite data directory: not deleting it")
+    shutil.rmtree(data)
+    print(f"Deleted {data}.", file=sys.stderr)
+
+
+def cmd_stop(settings: Settings, args: argparse.Namespace) -> int:
+    no_backup = bool(getattr(args, "no_backup", False))
+    pid = running_pid(settings)
+    if pid is None:
+        from server.supabase_project.status import is_running
+
+        if is_running(settings):
+            raise ConfigError(f"the server on {settings.data_dir} was not started by `supalite start` "
+                              "(a `supalite serve`?): stop it where it runs")
+        print("supalite local development setup is not running.")
+        if no_backup:
+            delete_data(settings)
+        return 0
+    os.kill(pid, signal.SIGTERM)
+    if not _wait_gone(pid, STOP_TIMEOUT):
+        _kill_session(pid)
+        _wait_gone(pid, 5.0)
+    _wait_cluster_stopped(settings)
+    pid_path(settings).unlink(missing_ok=True)
+    print("Stopped supalite local development setup.")
+    if no_backup:
+        delete_data(settings)
+    elif settings.data_dir.exists() and not settings.database_url:
+        print(f"Local data are kept in {settings.data_dir}: `supalite stop --no-backup` deletes them.",
+              file=sys.stderr)
+    return 0
