@@ -71,7 +71,11 @@ def owner_database(settings: Settings, *, fast_unsafe: bool = False) -> Iterator
         check_reachable(settings.database_url)
         yield settings.database_url
         return
-    embedded = EmbeddedPostgres(settings.data_dir, settings.db_port, fast_unsafe=fast_unsafe)
+    from server.supabase_project.postgres import project_embedded
+
+    # A Supabase project's cluster: the build its extensions need, the CLI's owner password.
+    embedded = project_embedded(settings, fast_unsafe=fast_unsafe) or EmbeddedPostgres(
+        settings.data_dir, settings.db_port, fast_unsafe=fast_unsafe)
     try:
         yield embedded.start()
     finally:

@@ -78,11 +78,15 @@ def _ensure_system_user() -> pwd.struct_passwd:
 
 
 def _make_traversable(path: Path) -> None:
-    """Let the cluster's user reach `path`: add o+x to each parent that lacks it."""
-    for parent in reversed(path.parents):
-        mode = parent.stat().st_mode
+    """Let the cluster's user reach `path` and enter it: add o+x to it and each parent lacking it.
+
+    A data dir made by `mktemp -d` (or a container volume) is 0700: initdb, run as the
+    cluster's user, could not read its password file there. o+x lets it in without listing.
+    """
+    for folder in [*reversed(path.parents), path]:
+        mode = folder.stat().st_mode
         if not mode & 0o001:
-            os.chmod(parent, mode | 0o001)
+            os.chmod(folder, mode | 0o001)
 
 
 @dataclass
@@ -130,10 +134,12 @@ class EmbeddedPostgres:
     """Start and stop a PostgreSQL cluster under `data_dir/postgres`."""
 
     def __init__(
-        self, data_dir: Path, port: int = 54322, *, fast_unsafe: bool = False, binaries: Path | None = None
+        self, data_dir: Path, port: int = 54322, *, fast_unsafe: bool = False, binaries: Path | None = None,
+        password: str | None = None,
     ) -> None:
         self.cluster = Cluster(data_dir)
-        self.binaries = binaries or bin_dir()  # another PostgreSQL build (tests use Debian's 15)
+        self.binaries = binaries or bin_dir()  # another PostgreSQL build (Debian's, for a project's extensions)
+        self.initial_password = password  # the owner's password at initdb (default: random)
         self.wanted_port = port
         self.port: int | None = None
         self.fast_unsafe = fast_unsafe  # tests only: no fsync
@@ -166,7 +172,7 @@ class EmbeddedPostgres:
     def _initdb(self) -> None:
         pgdata = self.cluster.pgdata
         pgdata.mkdir(mode=0o700, exist_ok=True)
-        password = secrets.token_urlsafe(24)
+        password = self.initial_password or secrets.token_urlsafe(24)
         pwfile = self.cluster.data_dir / ".initdb-pw"
         pwfile.write_text(password)
         if self._run_as is not None:
@@ -186,6 +192,18 @@ class EmbeddedPostgres:
         self.cluster.password_file.write_text(password)
         self.cluster.password_file.chmod(0o600)
 
+    def _check_version(self) -> None:
+        """A cluster runs only on binaries of its own major version: say so rather than let it fail."""
+        from server.db.extensions import server_version
+
+        made_by = (self.cluster.pgdata / "PG_VERSION").read_text().strip()
+        version = server_version(self.binaries / "postgres")
+        if version is not None and str(version[0]) != made_by:
+            raise ConfigError(
+                f"the cluster in {self.cluster.data_dir} was made by PostgreSQL {made_by}, not {version[0]} "
+                f"({self.binaries}): use a data dir of its own for each PostgreSQL version"
+            )
+
     def _choose_port(self) -> int:
         if self.wanted_port and port_is_free(self.wanted_port):
             return self.wanted_port
@@ -204,6 +222,7 @@ class EmbeddedPostgres:
             if self.cluster.pgdata.exists() and any(self.cluster.pgdata.iterdir()):
                 raise ConfigError(f"{self.cluster.pgdata} exists but is not a complete cluster; remove it")
             self._initdb()
+        self._check_version()
         self.port = self._choose_port()
         args = [
             str(self.binaries / "postgres"), "-D", str(self.cluster.pgdata), "-p", str(self.port),

@@ -20,6 +20,7 @@ import psycopg
 from psycopg import sql
 
 from server.config import ConfigError
+from server.db.extensions import created_extension, extension_failure
 from server.db.sql_split import split_statements
 
 log = logging.getLogger("supalite.migrate")
@@ -60,6 +61,9 @@ def run_file(conn: psycopg.Connection, file: SqlFile, label: str) -> None:
             if position:
                 line += statement.text[: int(position)].count("\n")
             first = (exc.diag.message_primary or str(exc)).splitlines()[0]
+            extension = created_extension(statement.text)
+            if extension is not None:  # which extension, which PostgreSQL, what to do
+                first = extension_failure(extension, exc.sqlstate, first, conn.info.server_version)
             raise MigrationError(f"{label}/{file.name} line {line}: {first}") from None
 
 
