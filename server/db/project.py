@@ -56,7 +56,10 @@ def apply_app_settings(conn: psycopg.Connection, app_settings: dict[str, str]) -
             sql.Identifier(dbname), sql.Identifier("app", name), sql.Literal(value)))
 
 
-def migrate(settings: Settings, owner_url: str) -> None:
+def migrate(settings: Settings, owner_url: str, *, seed: bool = True, roles: bool = True) -> None:
+    """`seed`/`roles`: a Supabase project's seed files and supabase/roles.sql on its first setup."""
+    from server.supabase_project.apply import migrate_project
+
     project = settings.project_dir
     with psycopg.connect(owner_url, autocommit=True) as conn:
         applied = apply_platform_schema(conn)
@@ -69,6 +72,8 @@ def migrate(settings: Settings, owner_url: str) -> None:
         if apply_policies(conn, project / "policies"):
             log.info("policies applied")
         apply_buckets(conn, load_bucket_declarations(project / "storage" / "buckets.toml"))
+    # A Supabase project folder (supabase/config.toml): its migrations, seeds and buckets.
+    migrate_project(settings, owner_url, seed=seed, roles=roles)
 
 
 def apply_policies_now(settings: Settings, owner_url: str) -> None:

@@ -1,0 +1,136 @@
+"""`supalite db reset`: the project's database recreated, as `supabase db reset` does.
+
+The database is dropped (its other sessions ended) and created again under the same owner,
+then set up as on a first start: platform schema, migrations, seed files, buckets and their
+objects. The bytes of the old database's objects are removed from the storage backend, so
+none is left without its row. Beside a running server the reset uses that server's cluster;
+the server's pools drop the ended connections and open new ones by themselves. Cluster
+roles survive a reset, so `supabase/roles.sql` is not run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import shutil
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from server.config import ConfigError, Settings
+from server.supabase_project.config_toml import read_project_config
+from server.supabase_project.migrations import require_project, say
+
+log = logging.getLogger("supalite.reset")
+
+_STORED_KEYS = """
+select bucket_id, name, version from storage.objects where version is not null
+union
+select bucket_id, name, version from storage.deleted_objects where version is not null
+"""
+
+
+def check_reset_allowed(settings: Settings) -> None:
+    # server/seeding.py's rule for demo data: a real JWT secret means a production server.
+    if not (settings.uses_demo_secret or settings.dev):
+        raise ConfigError("refusing to reset a production database (real JWT secret): db reset is for dev machines")
+
+
+def stored_object_keys(conn: psycopg.Connection) -> list[str]:
+    """Backend keys of every object version the database refers to."""
+    from server.storage.paths import backend_key
+
+    row = conn.execute("select to_regclass('storage.objects'), to_regclass('storage.deleted_objects')").fetchone()
+    if row is None or row[0] is None or row[1] is None:
+        return []
+    return [backend_key(bucket, name, version) for bucket, name, version in conn.execute(_STORED_KEYS)]
+
+
+def recreate_database(owner_url: str) -> list[str]:
+    """Drop and create the URL's database with its owner; the object keys it held."""
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        row = conn.execute(
+            "select current_database(), pg_get_userbyid(datdba) from pg_database where datname = current_database()"
+        ).fetchone()
+        assert row is not None  # the database we are connected to
+        dbname, owner = row
+        keys = stored_object_keys(conn)
+    last_error: psycopg.OperationalError | None = None
+    for maintenance in ("postgres", "template1"):
+        if maintenance == dbname:
+            continue
+        try:
+            conn = psycopg.connect(make_conninfo(owner_url, dbname=maintenance), autocommit=True)
+        except psycopg.OperationalError as exc:
+            last_error = exc
+            continue
+        with conn:
+            say("Recreating database...")
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(dbname)))
+            conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(dbname), sql.Identifier(owner)))
+        return keys
+    reason = str(last_error).strip().splitlines()[-1] if last_error else "no maintenance database"
+    raise ConfigError(f"cannot reach a maintenance database (postgres, template1) to recreate {dbname}: {reason}")
+
+
+async def _delete_keys(settings: Settings, keys: list[str]) -> None:
+    from server.storage.backends import make_backend
+
+    backend = make_backend(settings)
+    await backend.start()
+    try:
+        for key in keys:
+            try:
+                await backend.delete(key)
+            except Exception as exc:  # one unreadable key must not stop the others
+                log.warning("cannot remove stored object %s (%s)", key, exc)
+    finally:
+        await backend.close()
+
+
+def remove_stored_objects(settings: Settings, keys: list[str]) -> None:
+    """The old database's object bytes, and the file backend's unfinished resumable uploads."""
+    if keys:
+        asyncio.run(_delete_keys(settings, keys))
+    if settings.storage_backend == "file":
+        from server.storage.backends.file import RESUMABLE_DIR
+
+        shutil.rmtree(settings.data_dir / "storage" / RESUMABLE_DIR, ignore_errors=True)
+
+
+def git_branch(root: Path) -> str:
+    """The branch the CLI names in its last line: GITHUB_HEAD_REF, the checkout's, else main."""
+    if head_ref := os.environ.get("GITHUB_HEAD_REF"):
+        return head_ref
+    for folder in (root, *root.parents):
+        dot_git = folder / ".git"
+        try:
+            if dot_git.is_file():  # a worktree: `gitdir: <path>`
+                pointer = dot_git.read_text().strip().removeprefix("gitdir:").strip()
+                dot_git = (folder / pointer).resolve()
+            if dot_git.is_dir():
+                head = (dot_git / "HEAD").read_text().strip()
+                return head.removeprefix("ref: refs/heads/") if head.startswith("ref: refs/heads/") else "HEAD"
+        except OSError:
+            break
+    return "main"
+
+
+def cmd_db_reset(settings: Settings, args: argparse.Namespace) -> int:
+    from server.db.database import command_database
+    from server.db.project import migrate
+
+    project = require_project(settings, "db reset")
+    check_reset_allowed(settings)
+    read_project_config(project)  # a broken config.toml stops here, before anything is dropped
+    with command_database(settings) as owner_url:
+        say("Resetting local database...")
+        keys = recreate_database(owner_url)
+        remove_stored_objects(settings, keys)
+        migrate(settings, owner_url, seed=not getattr(args, "no_seed", False), roles=False)
+    say(f"Finished supalite db reset on branch {git_branch(project.root)}.")
+    return 0
