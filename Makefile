@@ -70,6 +70,12 @@ POSTGIS := /usr/share/postgresql/15/extension/postgis.control
 $(POSTGIS):
 	apt-get install -y postgresql-15-postgis-3 || (apt-get update && apt-get install -y postgresql-15-postgis-3)
 
+# Debian's PostgreSQL 15 and its contrib (pgcrypto, uuid-ossp, citext...): a Supabase project
+# creating those extensions runs on it (the embedded build lacks some); its tests need it.
+PG15 := /usr/lib/postgresql/15/bin/postgres
+$(PG15):
+	apt-get install -y postgresql-15 || (apt-get update && apt-get install -y postgresql-15)
+
 setup: $(RUNTIME_STAMP)
 
 setup-test: $(TEST_STAMP) $(JS_TEST_STAMP)
@@ -89,7 +95,7 @@ run: export SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT ?= 168h
 run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed
 
-test: setup-test $(WEB_BUILD) /usr/bin/chromium $(POSTGIS)
+test: setup-test $(WEB_BUILD) /usr/bin/chromium $(PG15) $(POSTGIS)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
 	cd web && npm run lint && npm test
