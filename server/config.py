@@ -360,9 +360,13 @@ def read_dotenv(path: Path) -> dict[str, str]:
 
 
 def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
-    """Build Settings from a .env file overlaid by the process environment."""
+    """Build Settings from a .env file overlaid by the process environment, over the
+    supabase/config.toml of the project at SUPALITE_PROJECT_DIR when there is one."""
+    from server.supabase_project.config_toml import project_settings_env  # it imports this module
+
     env = dict(read_dotenv(dotenv)) if dotenv else {}
     env.update(os.environ if environ is None else environ)
+    env = {**project_settings_env(env), **env}
     known = {s.env for s in SETTINGS.values()}
     unknown = sorted(
         k for k in env
