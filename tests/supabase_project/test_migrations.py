@@ -310,3 +310,21 @@ def test_migration_table_widths_follow_versions_that_are_not_timestamps() -> Non
         "   1     | 1      | 1          ",
         "   2     |        | 2          ",
     ]
+
+
+def test_roles_sql_runs_before_the_migrations_on_the_first_setup_only(project: Project,
+                                                                      capfd: pytest.CaptureFixture[str]) -> None:
+    role = harness.unique_name("project_role")
+    project.write("roles.sql", f"create role {role} nologin;")
+    project.write("migrations/20240101000000_grant.sql",
+                  f"create table public.{role}_t (id int);\ngrant select on public.{role}_t to {role};")
+    try:
+        migrate(project.settings, project.url)
+        assert "Seeding globals from roles.sql..." in stderr_lines(capfd)
+        assert project.query(f"select has_table_privilege('{role}', 'public.{role}_t', 'select')") == [(True,)]
+        migrate(project.settings, project.url)  # `create role` again would fail: not run again
+        assert "Seeding globals from roles.sql..." not in stderr_lines(capfd)
+    finally:
+        with psycopg.connect(project.url, autocommit=True) as conn:
+            conn.execute(f"drop table if exists public.{role}_t".encode())
+            conn.execute(f"drop role if exists {role}".encode())
