@@ -101,7 +101,7 @@ TEMPLATE: dict[str, Any] = {
 # Services of `supabase start` that supalite does not run: one line when their table is enabled.
 _ABSENT_SERVICES = {
     "studio": "Studio is not part of supalite (use `supalite psql` or any SQL client)",
-    "inbucket": "no Inbucket/Mailpit: auth mails go to the dev inbox at <API URL>/inbox",
+    "inbucket": "no Inbucket/Mailpit: auth mails go to the dev inbox at /inbox on the API",
     "edge_runtime": "edge functions are not served yet",
     "analytics": "no log analytics (Logflare, Vector)",
 }
