@@ -73,9 +73,9 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from server.db.project import migrate
     from server.supabase_project.process import print_warnings as print_project_warnings
 
+    print_project_warnings(settings)
     check_bind_allowed(settings)
     check_port_free(settings.host, settings.port)
-    print_project_warnings(settings)
     # SIGTERM unwinds like Ctrl-C, so the embedded PostgreSQL is stopped on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with owner_database(settings) as owner_url:
