@@ -163,7 +163,8 @@ def test_start_prints_the_status_block(started: Folder) -> None:
     assert block["Inbucket URL"] == f"{started.api_url}/inbox"
     assert block["anon key"] == anon_key(DEMO) and block["service_role key"] == service_role_key(DEMO)
     assert block["JWT secret"] == DEMO.jwt_secret
-    # The DB URL is the embedded cluster in the project's data dir, on SUPALITE_DB_PORT.
+    # The DB URL is the CLI's (owner password postgres), of the cluster in the project's data dir.
+    assert block["DB URL"] == f"postgresql://postgres:postgres@127.0.0.1:{started.env['SUPALITE_DB_PORT']}/postgres"
     with psycopg.connect(block["DB URL"], connect_timeout=5) as conn:
         assert conn.info.port == int(started.env["SUPALITE_DB_PORT"])
         assert conn.execute("show data_directory").fetchone() == (str(started.data_dir / "postgres"),)
