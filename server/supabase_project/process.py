@@ -145,7 +145,14 @@ def _log_tail(path: Path) -> list[str]:
 
 
 def _spawn(settings: Settings, project: SupabaseProject) -> subprocess.Popen[bytes]:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return _spawn_in(settings, project)
+    except OSError as exc:
+        raise ConfigError(f"cannot start the server in {settings.data_dir}: {exc.strerror or exc}") from None
+
+
+def _spawn_in(settings: Settings, project: SupabaseProject) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     # The child reads its settings again: hand it what this command resolved (--workdir, --data-dir).
     env["SUPALITE_PROJECT_DIR"] = str(project.root)
@@ -274,7 +281,10 @@ def cmd_stop(settings: Settings, args: argparse.Namespace) -> int:
         if no_backup:
             delete_data(settings)
         return 0
-    os.kill(pid, signal.SIGTERM)
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass  # it has just exited
     if not _wait_gone(pid, STOP_TIMEOUT):
         _kill_session(pid)
         _wait_gone(pid, 5.0)

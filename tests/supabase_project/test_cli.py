@@ -342,6 +342,21 @@ def test_stop_no_backup_keeps_a_folder_that_is_not_a_data_dir() -> None:
     shutil.rmtree(folder.root)
 
 
+def test_start_with_an_unusable_data_dir() -> None:
+    folder = new_folder()
+    blocker = folder.root / "a-file"
+    blocker.write_text("")
+    done = folder.run("start", "--data-dir", str(blocker / "data"))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == WARNING + f"supalite: error: cannot read {blocker / 'data' / 'supalite.pid'}: Not a directory\n"
+    # A place where nothing can be created (procfs): the data dir cannot be made.
+    done = folder.run("start", "--data-dir", "/proc/supalite-absent/data")
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(WARNING + "supalite: error: cannot start the server in /proc/supalite-absent/data: ")
+    assert done.stderr.count("\n") == 2, done.stderr
+    shutil.rmtree(folder.root)
+
+
 def test_start_reports_a_server_that_cannot_start() -> None:
     folder = new_folder()
     with socket.socket() as taken:
