@@ -374,7 +374,7 @@ def test_start_reports_a_server_that_cannot_start() -> None:
 def test_one_off_commands_beside_a_running_site_server() -> None:
     """`policies check` (the site's own matrix) and `db url --data-dir D` use the running server's cluster."""
     data = harness.scratch_dir("supalite-cli-site-") / "data"
-    server = harness.start_server(None, data_dir=data)
+    server = harness.start_server(None, data_dir=data, extra_env={"SUPALITE_DB_PORT": str(free_port())})
     try:
         env = _clean_environment() | {"SUPALITE_PROJECT_DIR": str(harness.REPO)}
         run = [harness.SUPALITE, "policies", "check", "--data-dir", str(data)]
