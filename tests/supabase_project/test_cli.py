@@ -274,6 +274,7 @@ def test_gen_types_flags(started: Folder) -> None:
 def test_gen_types_refused_flags(args: list[str], message: str) -> None:
     folder = new_folder(project=False)
     done = folder.run("gen", "types", *args)
+    shutil.rmtree(folder.root)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(f"supalite: error: {message}") and done.stderr.count("\n") == 1
 
