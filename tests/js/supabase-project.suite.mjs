@@ -6,10 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { env, client, serviceClient, uniqueEmail } from './support.mjs';
+import { env, client, serviceClient, subscribed, uniqueEmail, waitFor } from './support.mjs';
 
 const ADA = { id: 'ada00000-0000-4000-8000-000000000001', email: 'ada@example.com', password: 'ada-password' };
-const BOB = { id: 'b0b00000-0000-4000-8000-000000000002' };
+const BOB = { id: 'b0b00000-0000-4000-8000-000000000002', email: 'bob@example.com', password: 'bob-password' };
 const TEST_PHONE = '15555550100'; // [auth.sms.test_otp]
 const SEED_OBJECTS = path.join(process.env.SAMPLE_DIR ?? '', 'supabase', 'seed-objects', 'avatars');
 
@@ -157,4 +157,27 @@ test('[storage.buckets.avatars]: public, its objects_path uploaded, its limits a
   assert.equal(text.error.statusCode, '415');
   const removed = await service.storage.from('avatars').remove([`${ADA.id}/avatar.png`]);
   assert.equal(removed.error, null);
+});
+
+test('realtime: the notes publication sends ada bob\'s new public note, not his private one', async () => {
+  const { supabase: ada } = await signedIn();
+  const { supabase: bob } = await signedIn(BOB);
+  const received = [];
+  const channel = ada.channel('notes-feed')
+    .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'notes' }, (payload) => received.push(payload.new.title));
+  try {
+    await subscribed(channel);
+    // In commit order: once the public note has arrived, the private one would have too.
+    const inserted = await bob.from('notes').insert([{ title: 'Bob thinks aloud' }]).select('id');
+    const shared = await bob.from('notes').insert({ title: 'Bob shares a tip', is_public: true }).select('id');
+    assert.equal(inserted.error, null);
+    assert.equal(shared.error, null);
+    await waitFor(() => received.includes('Bob shares a tip'), 'the public note');
+    assert.deepEqual(received, ['Bob shares a tip']);
+    const ids = [...inserted.data, ...shared.data].map((row) => row.id);
+    assert.equal((await bob.from('notes').delete().in('id', ids).select('id')).data.length, 2);
+  } finally {
+    await ada.removeAllChannels();
+    ada.realtime.disconnect();
+  }
 });
