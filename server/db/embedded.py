@@ -38,6 +38,9 @@ def bin_dir() -> Path:
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As PostgreSQL binds: connections of a just-stopped cluster in TIME_WAIT do not hold
+        # the port, so a restart keeps it (and DB_URL); a live listener still does.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:

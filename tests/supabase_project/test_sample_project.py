@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ WEB = harness.REPO / "web"
 TSC = WEB / "node_modules" / ".bin" / "tsc"
 MIGRATIONS = sorted(p.name.split("_", 1)[0] for p in (SAMPLE / "supabase" / "migrations").glob("*.sql"))
 ADA = {"email": "ada@example.com", "password": "ada-password"}
+NOTE_TAGS = "alter table public.notes add column tags text[] not null default '{}';\n"
 STATUS_KEYS = {"API_URL", "DB_URL", "ANON_KEY", "SERVICE_ROLE_KEY", "JWT_SECRET"}
 # godotenv.Marshal's lines, as `supabase status -o env` prints them: KEY="escaped value" or KEY=integer.
 _ENV_LINE = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)=(?:"((?:[^"\\]|\\.)*)"|(-?\d+))$')
@@ -42,13 +44,13 @@ class Project:
     env: dict[str, str]  # the environment every supalite command of the test runs with
     status: dict[str, str] = field(default_factory=dict)
 
-    def supalite(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def supalite(self, *args: str, timeout: float = 120, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run([harness.SUPALITE, *args, "--workdir", str(self.workdir)], env=self.env,
                               cwd=str(self.workdir.parent), capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, check=False)
+                              input=stdin, check=False)
 
-    def ok(self, *args: str, timeout: float = 120) -> str:
-        done = self.supalite(*args, timeout=timeout)
+    def ok(self, *args: str, timeout: float = 120, stdin: str = "") -> str:
+        done = self.supalite(*args, timeout=timeout, stdin=stdin)
         assert done.returncode == 0, f"supalite {' '.join(args)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
         assert "Traceback" not in done.stderr, done.stderr
         return done.stdout
@@ -213,6 +215,14 @@ def test_db_reset_restores_the_seed_under_the_running_server(project: Project) -
     user = httpx.post(f"{project.url}/auth/v1/admin/users", headers=service,
                       json={"email": "late@example.com", "password": "late-password", "email_confirm": True})
     assert user.status_code == 200, user.text
+    # A migration written since the start (`supabase db diff | supabase migration new ...`) is local only.
+    created = project.ok("migration", "new", "note_tags", stdin=NOTE_TAGS)
+    new_file = re.fullmatch(r"Created new migration at (supabase/migrations/(\d{14})_note_tags\.sql)\.\n", created)
+    assert new_file, created
+    assert (project.workdir / new_file[1]).read_text() == NOTE_TAGS
+    new_version = new_file[2]
+    pending = [line for line in project.ok("migration", "list").splitlines() if new_version in line]
+    assert len(pending) == 1 and pending[0].count(new_version) == 1, pending
 
     done = project.supalite("db", "reset", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -234,17 +244,33 @@ def test_db_reset_restores_the_seed_under_the_running_server(project: Project) -
     avatar = httpx.get(f"{project.url}/storage/v1/object/public/avatars/default.png")
     assert avatar.status_code == 200
     assert avatar.content == (SAMPLE / "supabase" / "seed-objects" / "avatars" / "default.png").read_bytes()
+    # The new migration ran too, and REST serves its column.
     listing = project.ok("migration", "list")
-    assert all(listing.count(version) == 2 for version in MIGRATIONS), listing
+    assert all(listing.count(version) == 2 for version in [*MIGRATIONS, new_version]), listing
+    tagged = httpx.get(f"{rest}/notes", params={"select": "title,tags", "title": "eq.Gardening tips"}, headers=anon)
+    assert tagged.json() == [{"title": "Gardening tips", "tags": []}], tagged.text
 
 
-def test_stop_ends_the_server_and_keeps_the_data(project: Project) -> None:
-    """Last of the tests on the started project: `stop` without --no-backup keeps the database."""
+def test_stop_keeps_the_data_and_start_serves_it_again(project: Project) -> None:
+    """Last of the tests on the started project: `stop` without --no-backup keeps the database,
+    and the next `start` neither seeds it again nor loses what was written."""
+    service = {"apikey": project.service_key, "Authorization": f"Bearer {project.service_key}"}
+    kept = httpx.post(f"{project.url}/rest/v1/notes", headers=service,
+                      json={"title": "Kept across a restart", "owner_id": "b0b00000-0000-4000-8000-000000000002"})
+    assert kept.status_code == 201, kept.text
     project.ok("stop")
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{project.url}/health", timeout=5)
     assert project.supalite("status").returncode != 0
     assert (project.workdir / "supabase" / ".supalite").is_dir()
+
+    project.ok("start", timeout=180)
+    assert parse_env_output(project.ok("status", "-o", "env")) == project.status
+    titles = httpx.get(f"{project.url}/rest/v1/notes", params={"select": "title", "order": "title"},
+                       headers=service | {"Prefer": "count=exact"})
+    assert titles.headers["content-range"].endswith("/63"), titles.headers  # the seed's 62 once, and the kept one
+    assert "Kept across a restart" in [row["title"] for row in titles.json()]
+    assert _sign_in(project).status_code == 200
 
 
 def test_extensions_supabase_preinstalls_need_no_create_extension() -> None:
@@ -266,3 +292,21 @@ def test_extensions_supabase_preinstalls_need_no_create_extension() -> None:
     finally:
         project.supalite("stop", "--no-backup")
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_a_port_left_in_time_wait_is_free_a_listened_one_is_not() -> None:
+    """What lets a restarted project keep its [db] port: a stopped cluster's closed connections
+    (TIME_WAIT) do not hold the port, as PostgreSQL's own bind ignores them."""
+    from server.db.embedded import port_is_free
+
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as PostgreSQL's listener
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert not port_is_free(port)
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted, _ = listener.accept()
+        accepted.close()  # the server side closes first: its end of the connection waits in TIME_WAIT
+        client.close()
+    assert port_is_free(port)
