@@ -84,6 +84,22 @@ test('writes under RLS: defaults from uuid_generate_v4(), auth.uid() and now(); 
   assert.deepEqual(removed.data, [{ id: created.data.id }]);
 });
 
+test('a table from `supabase db diff` output: likes under its policies and primary key', async () => {
+  const { supabase, user } = await signedIn();
+  const { data: [tip] } = await supabase.from('notes').select('id').eq('title', 'Gardening tips');
+  const liked = await supabase.from('note_likes').insert({ note_id: tip.id }).select('note_id, user_id').single();
+  assert.equal(liked.error, null);
+  assert.deepEqual(liked.data, { note_id: tip.id, user_id: user.id });
+  const twice = await supabase.from('note_likes').insert({ note_id: tip.id });
+  assert.equal(twice.error.code, '23505');
+  const byAnon = await client().from('note_likes').insert({ note_id: tip.id, user_id: BOB.id });
+  assert.equal(byAnon.error.code, '42501');
+  const counted = await client().from('notes').select('title, note_likes(count)').eq('id', tip.id).single();
+  assert.deepEqual(counted.data, { title: 'Gardening tips', note_likes: [{ count: 1 }] });
+  const undone = await supabase.from('note_likes').delete().eq('note_id', tip.id).select('note_id');
+  assert.deepEqual(undone.data, [{ note_id: tip.id }]);
+});
+
 test('[auth] minimum_password_length = 8: seven characters are weak, eight sign up', async () => {
   const weak = await client().auth.signUp({ email: uniqueEmail('sample-weak'), password: 'abcdefg' });
   assert.equal(weak.data.user, null);

@@ -135,7 +135,7 @@ def test_status_env_names_the_running_project(project: Project) -> None:
 def test_supabase_js_sees_the_project_settings(project: Project) -> None:
     # Duck-typed for run_node_suite: the URL and keys come from `status -o env`, not from settings.
     counts = run_node_suite("supabase-project.suite.mjs", project, SAMPLE_DIR=str(project.workdir))  # type: ignore[arg-type]
-    assert counts["pass"] == 10 and counts["fail"] == 0 and counts["skipped"] == 0, counts
+    assert counts["pass"] == 11 and counts["fail"] == 0 and counts["skipped"] == 0, counts
 
 
 def _tsc(folder: Path, usage: str) -> subprocess.CompletedProcess[str]:
