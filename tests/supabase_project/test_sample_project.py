@@ -121,6 +121,10 @@ def test_status_env_names_the_running_project(project: Project) -> None:
     assert status.keys() >= STATUS_KEYS, status
     names = [line.split("=", 1)[0] for line in project.ok("status", "-o", "env").splitlines() if line.strip()]
     assert names == sorted(names), "godotenv.Marshal prints the variables sorted"
+    # In the project's folder, without --workdir, as most users run it.
+    here = subprocess.run([harness.SUPALITE, "status", "-o", "env"], env=env, cwd=str(project.workdir),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert here.returncode == 0 and parse_env_output(here.stdout) == status, here.stdout + here.stderr
     assert status["API_URL"] == f"http://127.0.0.1:{env['SUPALITE_PORT']}"
     assert httpx.get(f"{status['API_URL']}/rest/v1/", headers={"apikey": status["ANON_KEY"]}).status_code == 200
     for key, role in (("ANON_KEY", "anon"), ("SERVICE_ROLE_KEY", "service_role")):
