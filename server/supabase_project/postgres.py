@@ -18,6 +18,9 @@ from server.db.extensions import PostgresBuild, extensions_in_sql, install_hint,
 from server.supabase_project.config_toml import ProjectConfig, read_project_config
 from server.supabase_project.layout import SupabaseProject, find_project
 
+# Extensions Supabase's Postgres image creates in schema `extensions` at init (0001 creates
+# them here when the build has them).
+SUPABASE_PREINSTALLED = {"pgcrypto": "Supabase's preinstalled extensions", "uuid-ossp": "Supabase's preinstalled extensions"}
 PROJECT_PASSWORD = "postgres"  # the CLI's well-known local password (the cluster listens on loopback only)
 
 
@@ -104,6 +107,10 @@ def choose_build(project: SupabaseProject, config: ProjectConfig, data_dir: Path
     fits = [b for b in builds if not _lacking(b, needed)]
     if not fits:
         raise _no_build_error(needed, builds)
+    # Supabase's image has these without a `create extension`, and projects call them so: a
+    # build having them is preferred over the wanted major version, never required.
+    with_preinstalled = [b for b in fits if not _lacking(b, SUPABASE_PREINSTALLED)]
+    fits = with_preinstalled or fits
     wanted = config.major_version
     exact = [b for b in fits if b.major == wanted]
     if exact:
@@ -111,7 +118,8 @@ def choose_build(project: SupabaseProject, config: ProjectConfig, data_dir: Path
     best = min(fits, key=lambda b: (abs(b.major - wanted), -b.major))
     same_major = [b for b in builds if b.major == wanted]
     if same_major:
-        reason = f"PostgreSQL {wanted} here lacks {', '.join(_lacking(same_major[0], needed))}"
+        lacking = _lacking(same_major[0], needed) or _lacking(same_major[0], SUPABASE_PREINSTALLED)
+        reason = f"PostgreSQL {wanted} here lacks {', '.join(lacking)}"
     else:
         reason = f"no PostgreSQL {wanted} here"
     return BuildChoice(best, f"supalite: {best.label()} runs this project, not {wanted} ([db] major_version): {reason}")

@@ -15,17 +15,23 @@ import asyncio
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 
+import httpx
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from server.auth.jwt import service_role_key
 from server.config import ConfigError, Settings
 from server.supabase_project.config_toml import read_project_config
 from server.supabase_project.migrations import require_project, say
+from server.supabase_project.process import health_answers, local_url
 
 log = logging.getLogger("supalite.reset")
+
+SCHEMA_CACHE_WAIT = 10.0  # seconds a running server gets to show the new schema
 
 _STORED_KEYS = """
 select bucket_id, name, version from storage.objects where version is not null
@@ -102,6 +108,44 @@ def remove_stored_objects(settings: Settings, keys: list[str]) -> None:
         shutil.rmtree(settings.data_dir / "storage" / RESUMABLE_DIR, ignore_errors=True)
 
 
+def _exposed_relations(owner_url: str, schema: str) -> set[str]:
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute("notify pgrst, 'reload schema'")
+        rows = conn.execute(
+            """select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+               where n.nspname = %s and c.relkind in ('r', 'p', 'v', 'm', 'f')
+                 and has_table_privilege('service_role', c.oid, 'select')""", [schema]).fetchall()
+    return {name for (name,) in rows}
+
+
+def _listed_relations(url: str, key: str) -> set[str] | None:
+    try:
+        response = httpx.get(url, headers={"apikey": key, "Authorization": f"Bearer {key}"}, timeout=2.0)
+        paths = response.json().get("paths", {}) if response.status_code == 200 else {}
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    return {path.strip("/") for path in paths if path.count("/") == 1}
+
+
+def wait_for_schema_cache(settings: Settings, owner_url: str, timeout: float = SCHEMA_CACHE_WAIT) -> None:
+    """The CLI restarts its containers after a reset, so the first request sees the new schema.
+
+    A running server here reloads its schema cache on the NOTIFY the migrations sent, a moment
+    later: wait until its REST lists every relation of the first exposed schema (a few answers
+    in a row, as several workers each hold a cache). Bounded: past the timeout it catches up alone.
+    """
+    if not health_answers(settings):
+        return
+    expected = _exposed_relations(owner_url, settings.db_schemas[0])
+    url, key = f"{local_url(settings)}/rest/v1/", service_role_key(settings)
+    deadline, current = time.monotonic() + timeout, 0
+    while time.monotonic() < deadline and current < max(settings.workers, 1) * 2:
+        listed = _listed_relations(url, key)
+        current = current + 1 if listed is not None and expected <= listed else 0
+        if current == 0:
+            time.sleep(0.05)
+
+
 def git_branch(root: Path) -> str:
     """The branch the CLI names in its last line: GITHUB_HEAD_REF, the checkout's, else main."""
     if head_ref := os.environ.get("GITHUB_HEAD_REF"):
@@ -132,5 +176,6 @@ def cmd_db_reset(settings: Settings, args: argparse.Namespace) -> int:
         keys = recreate_database(owner_url)
         remove_stored_objects(settings, keys)
         migrate(settings, owner_url, seed=not getattr(args, "no_seed", False), roles=False)
+        wait_for_schema_cache(settings, owner_url)
     say(f"Finished supalite db reset on branch {git_branch(project.root)}.")
     return 0

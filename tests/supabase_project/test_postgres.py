@@ -20,7 +20,7 @@ from psycopg.conninfo import conninfo_to_dict
 from server.config import ConfigError, Settings, load_settings
 from server.db.database import api_conninfo, authenticator_password
 from server.db.embedded import EmbeddedPostgres, free_port
-from server.db.extensions import extensions_in_sql, installed_builds
+from server.db.extensions import PostgresBuild, extensions_in_sql, installed_builds
 from server.db.migrate import MigrationError, SqlFile, apply_platform_schema, ensure_authenticator_login, run_file
 from server.supabase_project.config_toml import ProjectConfig
 from server.supabase_project.layout import SupabaseProject
@@ -248,16 +248,38 @@ def test_seed_file_extensions_count_too(tmp_path: Path) -> None:
         choose_build(project, ProjectConfig(project_id="pg-test"), tmp_path / "data")
     # Seeding off in config.toml: the seed file is not run, so it does not count.
     chosen = choose_build(project, ProjectConfig(project_id="pg-test", seed_enabled=False), tmp_path / "data")
-    nearest = min(abs(b.major - 17) for b in installed_builds())
-    assert abs(chosen.build.major - 17) == nearest
+    assert chosen.build == expected_build(17)
     assert chosen.note is None if chosen.build.major == 17 else "not 17" in (chosen.note or "")
+
+
+def with_preinstalled() -> list[PostgresBuild]:
+    """Builds having what Supabase's image preinstalls (pgcrypto, uuid-ossp), else every build."""
+    builds = installed_builds()
+    return [b for b in builds if {"pgcrypto", "uuid-ossp"} <= b.extensions] or builds
+
+
+def expected_build(wanted: int) -> PostgresBuild:
+    """The major version asked for among the preferred builds, else the nearest of them."""
+    preferred = with_preinstalled()
+    exact = [b for b in preferred if b.major == wanted]
+    return exact[0] if exact else min(preferred, key=lambda b: (abs(b.major - wanted), -b.major))
 
 
 def test_new_cluster_without_extensions_gets_major_version_when_installed(tmp_path: Path) -> None:
     project = write_project(tmp_path, {"20240101000000_init.sql": "create table t (id int);\n"})
-    for build in installed_builds():
+    for build in with_preinstalled():
         chosen = choose_build(project, ProjectConfig(project_id="pg-test", major_version=build.major), tmp_path / "d")
         assert (chosen.build, chosen.note) == (build, None)
+
+
+def test_a_build_with_supabases_preinstalled_extensions_is_preferred(tmp_path: Path) -> None:
+    """Projects call uuid_generate_v4() and crypt() without creating them, as Supabase preinstalls them."""
+    project = write_project(tmp_path, {"20240101000000_init.sql": "create table t (id int);\n"})
+    for build in installed_builds():
+        chosen = choose_build(project, ProjectConfig(project_id="pg-test", major_version=build.major), tmp_path / "d")
+        assert chosen.build == expected_build(build.major)
+        if chosen.build != build:
+            assert chosen.note is not None and "lacks pgcrypto, uuid-ossp" in chosen.note
 
 
 def test_existing_cluster_runs_on_its_own_version(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import httpx
 import psycopg
 import pytest
 
+from server.db.extensions import installed_builds
 from server.db.embedded import EmbeddedPostgres, free_port
 from tests import harness
 
@@ -142,7 +143,9 @@ def test_reset_with_the_server_stopped_uses_the_projects_own_cluster() -> None:
     env = clean_env(SUPALITE_DATA_DIR=str(data), SUPALITE_DB_PORT=str(port))
     first = supalite(root, env, "migrate")
     assert first.returncode == 0, first.stderr
-    cluster = EmbeddedPostgres(data, port)
+    made_by = int((data / "postgres" / "PG_VERSION").read_text())  # the build the project's cluster was given
+    build = next(b for b in installed_builds() if b.major == made_by)
+    cluster = EmbeddedPostgres(data, port, binaries=build.bin_dir, password="postgres")
     url = cluster.start()
     try:
         with psycopg.connect(url, autocommit=True) as conn:
