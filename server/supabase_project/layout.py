@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from server.config import ConfigError
+
 SUPABASE_DIR = "supabase"
 
 
@@ -50,3 +52,14 @@ def find_project(project_dir: Path) -> SupabaseProject | None:
     """The project at `project_dir` when it holds `supabase/config.toml`, else None."""
     project = SupabaseProject(project_dir.resolve())
     return project if project.config_path.is_file() else None
+
+
+def require_project(project_dir: Path, command: str) -> SupabaseProject:
+    """The project at `project_dir`, or the one-line refusal of a command that needs one."""
+    project = find_project(project_dir)
+    if project is None:
+        raise ConfigError(
+            f"cannot find supabase/config.toml in {project_dir}: "
+            f"run supalite {command} in a Supabase project folder or pass --workdir"
+        )
+    return project

@@ -24,7 +24,7 @@ import psycopg
 from server.config import ConfigError, Settings
 from server.db.migrate import SqlFile, run_file
 from server.db.sql_split import split_statements
-from server.supabase_project.layout import SupabaseProject, find_project
+from server.supabase_project.layout import SupabaseProject, require_project
 
 # The CLI's pattern (pkg/migration/file.go): digits, underscore, any name, `.sql`.
 MIGRATION_FILE = re.compile(r"^([0-9]+)_(.*)\.sql$")
@@ -143,16 +143,6 @@ def apply_migrations(conn: psycopg.Connection, project: SupabaseProject) -> list
 _MAX_FILE_NAME = 255
 
 
-def require_project(settings: Settings, command: str) -> SupabaseProject:
-    project = find_project(settings.project_dir)
-    if project is None:
-        raise ConfigError(
-            f"`supalite {command}` needs a Supabase project: no supabase/config.toml in {settings.project_dir} "
-            "(run it in the folder holding supabase/, or pass --workdir)"
-        )
-    return project
-
-
 def migration_file_name(name: str, now: datetime) -> str:
     """`<UTC timestamp>_<name>.sql`, the name refused when it could leave the folder."""
     if not name.strip():
@@ -166,7 +156,7 @@ def migration_file_name(name: str, now: datetime) -> str:
 
 
 def cmd_migration_new(settings: Settings, args: argparse.Namespace) -> int:
-    project = require_project(settings, "migration new")
+    project = require_project(settings.project_dir, "migration new")
     file_name = migration_file_name(args.name, datetime.now(UTC))
     path = project.migrations_dir / file_name
     try:
@@ -236,7 +226,7 @@ def render_table(rows: list[tuple[str, str, str]]) -> str:
 def cmd_migration_list(settings: Settings, args: argparse.Namespace) -> int:
     from server.db.database import command_database
 
-    project = require_project(settings, "migration list")
+    project = require_project(settings.project_dir, "migration list")
     local = [m.version for m in local_migrations(project)]
     say("Connecting to local database...")
     with command_database(settings) as owner_url, psycopg.connect(owner_url) as conn:

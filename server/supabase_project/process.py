@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from server.config import ConfigError, Settings
-from server.supabase_project.layout import SupabaseProject, find_project
+from server.supabase_project.layout import SupabaseProject, find_project, require_project
 
 PID_FILE = "supalite.pid"
 LOG_FILE = "supalite.log"
@@ -34,16 +34,6 @@ def pid_path(settings: Settings) -> Path:
 
 def log_path(settings: Settings) -> Path:
     return settings.data_dir / LOG_FILE
-
-
-def require_project(settings: Settings) -> SupabaseProject:
-    project = find_project(settings.project_dir)
-    if project is None:
-        raise ConfigError(
-            f"cannot find supabase/config.toml in {settings.project_dir}: "
-            "run supalite start in a Supabase project folder or pass --workdir"
-        )
-    return project
 
 
 def _is_server_process(pid: int) -> bool:
@@ -212,7 +202,7 @@ def _wait_healthy(settings: Settings, process: subprocess.Popen[bytes]) -> None:
 def cmd_start(settings: Settings, args: argparse.Namespace) -> int:
     from server.supabase_project import status
 
-    project = require_project(settings)
+    project = require_project(settings.project_dir, "start")
     print_warnings(settings)
     if status.is_running(settings):
         print("supalite start is already running.", file=sys.stderr)

@@ -26,7 +26,8 @@ from psycopg.conninfo import make_conninfo
 from server.auth.jwt import service_role_key
 from server.config import ConfigError, Settings
 from server.supabase_project.config_toml import read_project_config
-from server.supabase_project.migrations import require_project, say
+from server.supabase_project.layout import require_project
+from server.supabase_project.migrations import say
 from server.supabase_project.process import health_answers, local_url
 
 log = logging.getLogger("supalite.reset")
@@ -168,7 +169,7 @@ def cmd_db_reset(settings: Settings, args: argparse.Namespace) -> int:
     from server.db.database import command_database
     from server.db.project import migrate
 
-    project = require_project(settings, "db reset")
+    project = require_project(settings.project_dir, "db reset")
     check_reset_allowed(settings)
     read_project_config(project)  # a broken config.toml stops here, before anything is dropped
     with command_database(settings) as owner_url:

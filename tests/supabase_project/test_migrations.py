@@ -276,7 +276,8 @@ def test_migration_commands_outside_a_project_folder_are_refused(tmp_path: Path)
         done = subprocess.run([harness.SUPALITE, *args, "--workdir", str(tmp_path)], env=env, capture_output=True,
                               text=True, timeout=60, check=False, stdin=subprocess.DEVNULL)
         assert done.returncode == 1
-        assert done.stderr.startswith(f"supalite: error: `supalite {' '.join(args[:2])}` needs a Supabase project")
+        assert done.stderr == (f"supalite: error: cannot find supabase/config.toml in {tmp_path}: "
+                               f"run supalite {' '.join(args[:2])} in a Supabase project folder or pass --workdir\n")
         assert len(done.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
 
