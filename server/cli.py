@@ -366,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.psql_args = extra
     logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request is noise on a terminal
     try:
         workdir = getattr(args, "workdir", None)
         if workdir:

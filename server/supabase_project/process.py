@@ -199,6 +199,17 @@ def _wait_healthy(settings: Settings, process: subprocess.Popen[bytes]) -> None:
         time.sleep(0.1)
 
 
+def _say_build(settings: Settings, project: SupabaseProject) -> None:
+    """Which PostgreSQL runs the project when it is not [db] major_version (the server's own
+    line goes to its log); a missing extension stops here, before anything starts."""
+    from server.supabase_project.config_toml import read_project_config
+    from server.supabase_project.postgres import choose_build
+
+    note = choose_build(project, read_project_config(project), settings.data_dir).note
+    if note:
+        print(note, file=sys.stderr, flush=True)
+
+
 def cmd_start(settings: Settings, args: argparse.Namespace) -> int:
     from server.supabase_project import status
 
@@ -207,6 +218,8 @@ def cmd_start(settings: Settings, args: argparse.Namespace) -> int:
     if status.is_running(settings):
         print("supalite start is already running.", file=sys.stderr)
         return status.print_status(settings, "pretty", {})
+    if not settings.database_url:
+        _say_build(settings, project)
     process = _spawn(settings, project)
     try:
         _wait_healthy(settings, process)
