@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import psycopg
+
 from server.db.sql_split import split_statements
 
 DEBIAN_ROOT = Path("/usr/lib/postgresql")
@@ -114,6 +116,23 @@ def installed_builds() -> list[PostgresBuild]:
 def build_for_major(major: int) -> PostgresBuild | None:
     """The build that can run a cluster made by PostgreSQL `major` (the wheel preferred)."""
     return next((b for b in installed_builds() if b.major == major), None)
+
+
+# Supabase creates these itself in every project, and `supabase db pull` writes their
+# `create extension` into remote_schema.sql; no PostgreSQL build here has them. A project's
+# SQL creating one that the database lacks has that statement skipped, with a warning, rather
+# than the whole project refused: what then calls into it fails by name.
+SUPABASE_PLATFORM = frozenset({"pg_graphql", "pgsodium", "supabase_vault", "pgjwt"})
+
+
+def skipped_platform_extension(conn: psycopg.Connection, statement: str) -> str | None:
+    """Why `statement` is skipped: it creates a Supabase platform extension this database lacks."""
+    name = created_extension(statement)
+    if name not in SUPABASE_PLATFORM:
+        return None
+    if conn.execute("select from pg_available_extensions where name = %s", [name]).fetchone() is not None:
+        return None
+    return f'extension "{name}" is Supabase\'s own and not available here: statement skipped'
 
 
 # PostgreSQL's contrib extensions: Debian ships them in postgresql-<N> itself.

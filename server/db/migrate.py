@@ -8,6 +8,7 @@ A failing step rolls back its own transaction, so the database stays as it was.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import hashlib
@@ -50,9 +51,16 @@ class MigrationError(ConfigError):
     """A SQL file failed; the message names the file and the line."""
 
 
-def run_file(conn: psycopg.Connection, file: SqlFile, label: str) -> None:
+# Decides, before a statement runs, whether to skip it: the reason, logged, or None to run it.
+SkipRule = Callable[[psycopg.Connection, str], str | None]
+
+
+def run_file(conn: psycopg.Connection, file: SqlFile, label: str, *, skip: SkipRule | None = None) -> None:
     """Execute a file statement by statement, turning a failure into `label/file line N: message`."""
     for statement in split_statements(file.text):
+        if skip is not None and (reason := skip(conn, statement.text)) is not None:
+            log.warning("%s/%s line %d: %s", label, file.name, statement.line, reason)
+            continue
         try:
             conn.execute(statement.text.encode())  # bytes, no parameters: '%' stays literal
         except psycopg.Error as exc:

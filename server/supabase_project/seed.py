@@ -19,6 +19,7 @@ from pathlib import Path
 import psycopg
 
 from server.config import ConfigError
+from server.db.extensions import skipped_platform_extension
 from server.db.migrate import SqlFile, run_file
 from server.supabase_project.config_toml import ProjectConfig
 from server.supabase_project.layout import SUPABASE_DIR, SupabaseProject
@@ -79,7 +80,7 @@ def run_seeds(conn: psycopg.Connection, seeds: list[SeedFile]) -> None:
         with conn.transaction():
             if not seed.dirty:
                 folder, name = posixpath.split(seed.path)
-                run_file(conn, SqlFile(name, seed.text), folder)
+                run_file(conn, SqlFile(name, seed.text), folder, skip=skipped_platform_extension)
             conn.execute(UPSERT_SEED_FILE, [seed.path, seed.hash])
 
 

@@ -20,11 +20,11 @@ from psycopg.conninfo import conninfo_to_dict
 from server.config import ConfigError, Settings, load_settings
 from server.db.database import api_conninfo, authenticator_password
 from server.db.embedded import EmbeddedPostgres, free_port
-from server.db.extensions import PostgresBuild, extensions_in_sql, installed_builds
+from server.db.extensions import PostgresBuild, extensions_in_sql, installed_builds, skipped_platform_extension
 from server.db.migrate import MigrationError, SqlFile, apply_platform_schema, ensure_authenticator_login, run_file
-from server.supabase_project.config_toml import ProjectConfig
+from server.supabase_project.config_toml import ProjectConfig, read_project_config
 from server.supabase_project.layout import SupabaseProject
-from server.supabase_project.postgres import PROJECT_PASSWORD, choose_build, project_embedded
+from server.supabase_project.postgres import PROJECT_PASSWORD, choice_lines, choose_build, project_embedded
 from tests import harness
 
 PG15 = Path("/usr/lib/postgresql/15/bin")
@@ -107,7 +107,8 @@ def apply_project_sql(url: str, project: SupabaseProject) -> None:
     files = sorted(project.migrations_dir.glob("*.sql")) + sorted(project.supabase_dir.glob("seed.sql"))
     with psycopg.connect(url, autocommit=True) as conn:
         for path in files:
-            run_file(conn, SqlFile(path.name, path.read_text()), project.relative(path.parent))
+            run_file(conn, SqlFile(path.name, path.read_text()), project.relative(path.parent),
+                     skip=skipped_platform_extension)
 
 
 # -- which SQL names which extension ------------------------------------------------------------
@@ -199,6 +200,15 @@ def test_supabase_db_pull_output_applies(pg15_project: Pg15Project) -> None:
     """A migration in `supabase db pull`'s shape (owners, grants to Supabase's roles, default
     privileges, search_path ''), then a hand-written one, run against Supabase's roles and RLS."""
     example = SupabaseProject(FIXTURES / "dump_style")
+    # Its header creates Supabase's own extensions: no build here has them, the project still runs,
+    # and start says which statements are skipped.
+    config = read_project_config(example)
+    choice = choose_build(example, config, Path(tempfile.mkdtemp()) / "not-made-yet")
+    skipped = [line for line in choice_lines(example, config, choice) if "Supabase's own" in line]
+    where = "supabase/migrations/20240315101500_remote_schema.sql"
+    assert skipped == [f'supalite: warning: {where} creates extension "{name}", Supabase\'s own, which '
+                       f"{choice.build.label()} lacks: that statement is skipped, and what calls into it fails by name"
+                       for name in ("pgsodium", "pg_graphql", "pgjwt", "supabase_vault")]
     url = harness.create_database(pg15_project.url, "dump_style")
     try:
         prepare_platform(url)
@@ -221,23 +231,23 @@ def test_supabase_db_pull_output_applies(pg15_project: Pg15Project) -> None:
 
 
 def test_extension_in_no_build_is_refused_before_anything_runs(tmp_path: Path) -> None:
-    if any("pgjwt" in build.extensions for build in installed_builds()):
-        pytest.skip("a PostgreSQL here has pgjwt")
+    if any("pg_cron" in build.extensions for build in installed_builds()):
+        pytest.skip("a PostgreSQL here has pg_cron")
     project = write_project(tmp_path, {"20240101000000_init.sql": "select 1;\n",
-                                       "20240102000000_jwt.sql": 'create extension if not exists "pgjwt" with schema extensions;\n'})
+                                       "20240102000000_cron.sql": 'create extension if not exists "pg_cron" with schema extensions;\n'})
     data_dir = tmp_path / "supabase" / ".supalite"
     with pytest.raises(ConfigError) as caught:
         project_embedded(project_settings(project, data_dir))
     message = str(caught.value)
-    assert message.startswith('supabase/migrations/20240102000000_jwt.sql creates extension "pgjwt", which no PostgreSQL here has')
-    assert "DATABASE_URL" in message and "apt-cache search pgjwt" in message
+    assert message.startswith('supabase/migrations/20240102000000_cron.sql creates extension "pg_cron", which no PostgreSQL here has')
+    assert "DATABASE_URL" in message and "apt-cache search pg_cron" in message
     assert not data_dir.exists()
     # The same through the command line: one line, exit 1, nothing started.
     result = subprocess.run([harness.SUPALITE, "serve", "--workdir", str(tmp_path), "--port", str(free_port()),
                              "--data-dir", str(data_dir)], capture_output=True, text=True, timeout=60,
                             env={k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "DATABASE_URL"))})
     assert result.returncode == 1
-    assert 'supalite: error: supabase/migrations/20240102000000_jwt.sql creates extension "pgjwt"' in result.stderr
+    assert 'supalite: error: supabase/migrations/20240102000000_cron.sql creates extension "pg_cron"' in result.stderr
     assert "Traceback" not in result.stderr
     assert not data_dir.exists()
 

@@ -1,5 +1,8 @@
 -- Profiles of the users, and their notes.
 create extension if not exists "uuid-ossp" with schema extensions;
+-- Lines `supabase db pull` writes for Supabase's own extensions: supalite has them not, and skips them.
+create extension if not exists "pg_graphql" with schema "graphql";
+create extension if not exists "supabase_vault" with schema "vault";
 
 create table public.profiles (
   id uuid not null references auth.users on delete cascade,
