@@ -57,14 +57,28 @@ def stored_object_keys(conn: psycopg.Connection) -> list[str]:
     return [backend_key(bucket, name, version) for bucket, name, version in conn.execute(_STORED_KEYS)]
 
 
+def _first_line(exc: psycopg.Error) -> str:
+    return (exc.diag.message_primary or str(exc)).strip().splitlines()[0]
+
+
 def recreate_database(owner_url: str) -> list[str]:
-    """Drop and create the URL's database with its owner; the object keys it held."""
+    """Drop and create the URL's database with its owner; the object keys it held.
+
+    Refused before anything is dropped when the URL's role could not create it again (an
+    owner without CREATEDB may drop its database, not make it: the reset would lose it).
+    """
     with psycopg.connect(owner_url, autocommit=True) as conn:
         row = conn.execute(
-            "select current_database(), pg_get_userbyid(datdba) from pg_database where datname = current_database()"
+            """select current_database(), pg_get_userbyid(d.datdba), current_user,
+                      r.rolsuper or (r.rolcreatedb and pg_has_role(d.datdba, 'member'))
+               from pg_database d, pg_roles r where d.datname = current_database() and r.rolname = current_user"""
         ).fetchone()
-        assert row is not None  # the database we are connected to
-        dbname, owner = row
+        assert row is not None  # the database we are connected to, as the role we are
+        dbname, owner, user, can_create = row
+        if not can_create:
+            needs = "CREATEDB" if user == owner else f"CREATEDB and membership in {owner}"
+            raise ConfigError(f"cannot reset database {dbname}: role {user} could drop it but not create it again "
+                              f"(it needs {needs}); grant it, or reset through a superuser's DATABASE_URL")
         keys = stored_object_keys(conn)
     last_error: psycopg.OperationalError | None = None
     for maintenance in ("postgres", "template1"):
@@ -77,8 +91,14 @@ def recreate_database(owner_url: str) -> list[str]:
             continue
         with conn:
             say("Recreating database...")
-            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(dbname)))
-            conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(dbname), sql.Identifier(owner)))
+            try:
+                conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(dbname)))
+            except psycopg.Error as exc:
+                raise ConfigError(f"cannot drop database {dbname}: {_first_line(exc)}") from None
+            try:
+                conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(dbname), sql.Identifier(owner)))
+            except psycopg.Error as exc:
+                raise ConfigError(f"database {dbname} was dropped but not created again: {_first_line(exc)}") from None
         return keys
     reason = str(last_error).strip().splitlines()[-1] if last_error else "no maintenance database"
     raise ConfigError(f"cannot reach a maintenance database (postgres, template1) to recreate {dbname}: {reason}")

@@ -12,9 +12,13 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
+from server.config import ConfigError
 from server.db.extensions import installed_builds
 from server.db.embedded import EmbeddedPostgres, free_port
+from server.supabase_project.reset import recreate_database
 from tests import harness
 
 CONFIG = """project_id = "reset-test"
@@ -134,6 +138,28 @@ def test_reset_is_refused_in_production(served: tuple[Path, harness.LiveServer])
                            "db reset is for dev machines\n")
     with psycopg.connect(server.database_url) as conn:
         assert conn.execute("select count(*) from public.reset_items").fetchone() == (2,)
+
+
+def test_reset_is_refused_before_dropping_when_the_role_could_not_create_the_database_again(
+        owner_url: str) -> None:
+    # A DATABASE_URL owner without CREATEDB may drop its database but not make it again.
+    role, name = harness.unique_name("reset_owner"), harness.unique_name("reset_nocreatedb")
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {} login password 'pw' nocreatedb").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(name), sql.Identifier(role)))
+    url = make_conninfo(harness.with_database(owner_url, name), user=role, password="pw")
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("create table public.kept (id int)")
+        with pytest.raises(ConfigError, match=rf"^cannot reset database {name}: role {role} could drop it but not "
+                                              r"create it again \(it needs CREATEDB\)"):
+            recreate_database(url)
+        with psycopg.connect(url) as conn:
+            assert conn.execute("select to_regclass('public.kept')::text").fetchone() == ("kept",)
+    finally:
+        harness.drop_database(owner_url, name)
+        with psycopg.connect(owner_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
 
 
 def test_reset_with_the_server_stopped_uses_the_projects_own_cluster() -> None:
