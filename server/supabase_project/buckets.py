@@ -94,9 +94,14 @@ def upload_bucket_objects(settings: Settings, owner_url: str, project: SupabaseP
     batch: list[PendingObject] = []
     size = count = 0
     for bucket in buckets:
+        # Storage's own limit (the service's upload_limit): a file over it is refused before it is read.
+        limit = min(settings.file_size_limit, bucket.file_size_limit or settings.file_size_limit)
         for path, key in bucket_files(project, bucket):
             say(f"Uploading: {project.relative(path)} => {bucket.name}/{key}")
             try:
+                if path.stat().st_size > limit:
+                    raise ConfigError(f"{project.relative(path)}: larger than storage.buckets.{bucket.name}'s "
+                                      f"file_size_limit ({limit} bytes), storage refuses it")
                 data = path.read_bytes()
             except OSError as exc:
                 raise ConfigError(f"cannot read {project.relative(path)}: {exc.strerror}") from None

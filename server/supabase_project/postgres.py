@@ -17,6 +17,7 @@ from server.db.embedded import Cluster, EmbeddedPostgres
 from server.db.extensions import SUPABASE_PLATFORM, PostgresBuild, extensions_in_sql, install_hint, installed_builds
 from server.supabase_project.config_toml import ProjectConfig, read_project_config
 from server.supabase_project.layout import SupabaseProject, find_project
+from server.supabase_project.seed import seed_glob
 
 # Extensions Supabase's Postgres image creates in schema `extensions` at init (0001 creates
 # them here when the build has them).
@@ -37,10 +38,7 @@ def project_sql_files(project: SupabaseProject, config: ProjectConfig) -> list[P
         files += sorted(project.migrations_dir.glob("*.sql"))
     if config.seed_enabled:
         for pattern in config.seed_paths:
-            try:
-                files += sorted(p for p in project.supabase_dir.glob(pattern.removeprefix("./")) if p.is_file())
-            except (ValueError, NotImplementedError):  # absolute or empty: the seed step reports it
-                continue
+            files += [path for match in seed_glob(project, pattern)[1] if (path := project.root / match).is_file()]
     return files
 
 

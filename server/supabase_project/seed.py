@@ -38,15 +38,25 @@ class SeedFile:
     dirty: bool = False  # recorded with another hash: only the hash is updated
 
 
+def seed_glob(project: SupabaseProject, pattern: str) -> tuple[str, list[str]]:
+    """A sql_paths glob joined onto supabase/ as the CLI joins it, and its sorted matches.
+
+    Absolute or leading `../` after the join: refused, as the CLI cannot open such a file
+    (its fs.FS takes paths inside the project folder only); nothing outside it is run.
+    """
+    joined = posixpath.normpath(posixpath.join(SUPABASE_DIR, pattern))
+    if posixpath.isabs(joined) or joined == ".." or joined.startswith("../"):
+        raise ConfigError(f"[db.seed] sql_paths: {pattern} is outside the project folder {project.root}")
+    return joined, sorted(glob.glob(joined, root_dir=project.root, include_hidden=True))
+
+
 def seed_paths(project: SupabaseProject, patterns: list[str]) -> list[str]:
     """The files the globs match, relative to the project root, in the CLI's order."""
     found: list[str] = []
     for pattern in patterns:
-        if not posixpath.isabs(pattern):
-            pattern = posixpath.normpath(posixpath.join(SUPABASE_DIR, pattern))
-        matches = sorted(glob.glob(pattern, root_dir=project.root, include_hidden=True))
+        joined, matches = seed_glob(project, pattern)
         if not matches:
-            say(f"WARN: no seed files matched pattern: {pattern}")
+            say(f"WARN: no seed files matched pattern: {joined}")
         found += [m for m in matches if m not in found]
     return found
 

@@ -17,7 +17,7 @@ import httpx
 import psycopg
 import pytest
 
-from server.config import Settings
+from server.config import ConfigError, Settings
 from server.db.migrate import MigrationError
 from server.db.project import migrate
 from server.supabase_project.migrations import migration_rows, render_table
@@ -180,6 +180,23 @@ def test_an_interrupted_first_setup_finishes_on_the_next_start(project: Project)
     assert project.query("select what from public.seed_once order by 1") == [("one",), ("two",)]
 
 
+@pytest.mark.parametrize("relative", [False, True])
+def test_seed_paths_outside_the_project_folder_are_refused(project: Project, relative: bool) -> None:
+    # The CLI cannot open a seed file outside the project folder: none is run from there.
+    outside = harness.scratch_dir("seed-outside-") / "outside.sql"
+    outside.write_text("insert into public.seed_target values (1);")
+    pattern = os.path.relpath(outside, project.supabase) if relative else str(outside)
+    (project.supabase / "config.toml").write_text(CONFIG + f'[db.seed]\nsql_paths = ["{pattern}"]\n')
+    project.write("migrations/20240101000000_t.sql", "create table public.seed_target (id int);")
+    with pytest.raises(ConfigError, match=r"^\[db.seed\] sql_paths: .* is outside the project folder "):
+        migrate(project.settings, project.url)
+    assert project.query("select count(*) from public.seed_target") == [(0,)]
+    (project.supabase / "config.toml").write_text(CONFIG + '[db.seed]\nsql_paths = ["../seed.sql"]\n')
+    (project.root / "seed.sql").write_text("insert into public.seed_target values (2);")  # the project's root
+    migrate(project.settings, project.url)
+    assert project.query("select id from public.seed_target") == [(2,)]
+
+
 def test_seeding_disabled_in_config_skips_the_seed_files(project: Project) -> None:
     (project.supabase / "config.toml").write_text(CONFIG + "[db.seed]\nenabled = false\n")
     project.write("migrations/20240101000000_t.sql", "create table public.no_seed (id int);")
@@ -243,6 +260,18 @@ def test_a_missing_objects_path_is_one_line(project: Project) -> None:
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
         "supalite: error: storage.buckets.gone.objects_path: supabase/nowhere does not exist")
+
+
+def test_an_objects_path_file_over_the_buckets_limit_is_refused_before_it_is_read(project: Project) -> None:
+    (project.supabase / "config.toml").write_text(
+        CONFIG + '[storage.buckets.small]\nfile_size_limit = "1KiB"\nobjects_path = "./small"\n')
+    project.write("small/fits.txt", "x" * 1024)
+    project.write("small/big.bin", b"\0" * 1025)  # by its size on disk: a huge file is never read whole
+    done = project.supalite("migrate")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        "supalite: error: supabase/small/big.bin: larger than storage.buckets.small's file_size_limit "
+        "(1024 bytes), storage refuses it")
 
 
 # -- supalite migration new | list ----------------------------------------------------------
