@@ -38,16 +38,20 @@ def _csv(value: str) -> tuple[str, ...]:
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
 _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION_MAX = (2**63 - 1) / 1e9  # seconds: 2562047h47m16.854775807s
 
 
-def _go_duration(value: str) -> float:
+def go_duration(value: str) -> float:
     """Go's time.ParseDuration ("720h", "1h30m", "90s", "0"), in seconds; negative refused."""
     text = value.strip()
     if text in ("", "0"):
         return 0.0
     if _DURATION_PART.sub("", text) or len(text) > 64:
         raise ValueError(f"not a duration: {value!r}")
-    return sum(float(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(text))
+    seconds = sum(float(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(text))
+    if seconds > _DURATION_MAX:  # Go refuses what an int64 of nanoseconds cannot hold
+        raise ValueError(f"duration out of range: {value!r}")
+    return seconds
 
 
 def _test_otp(value: str) -> dict[str, str]:
@@ -219,7 +223,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_plan_enabled": _bool,
     "mailer_autoconfirm": _bool, "max_sessions_per_user": int, "rate_limits_enabled": _bool,
     "file_size_limit": int, "rest_max_body_bytes": int, "tus_url_expiry_ms": int, "tus_part_size": int,
-    "sessions_timebox": _go_duration, "sessions_inactivity_timeout": _go_duration,
+    "sessions_timebox": go_duration, "sessions_inactivity_timeout": go_duration,
     "rate_limit_email_sent": int, "rate_limit_sms_sent": int, "rate_limit_anonymous_users": int,
     "rate_limit_token_refresh": int, "rate_limit_sign_in_sign_ups": int, "rate_limit_token_verifications": int,
     "disable_signup": _bool, "email_enabled": _bool, "anonymous_users_enabled": _bool, "phone_enabled": _bool,
@@ -232,8 +236,8 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "mfa_phone_verify_enabled": _bool, "mfa_web_authn_enroll_enabled": _bool, "mfa_web_authn_verify_enabled": _bool,
     "mfa_max_enrolled_factors": int, "mfa_challenge_expiry": lambda v: max(float(v), 300.0),
     "webauthn_rp_origins": _csv, "passkey_enabled": _bool,
-    "passkey_max_per_user": int, "webauthn_challenge_expiry": _go_duration,
-    "flow_state_expiry": lambda v: max(_go_duration(v), 300.0), "oauth_server_enabled": _bool,
+    "passkey_max_per_user": int, "webauthn_challenge_expiry": go_duration,
+    "flow_state_expiry": lambda v: max(go_duration(v), 300.0), "oauth_server_enabled": _bool,
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
@@ -350,7 +354,13 @@ def read_dotenv(path: Path) -> dict[str, str]:
     values: dict[str, str] = {}
     if not path.is_file():
         return values
-    for raw in path.read_text().splitlines():
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read {path}: not UTF-8 text") from None
+    for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from server.config import ConfigError, _go_duration, read_dotenv
+from server.config import ConfigError, go_duration, read_dotenv
 from server.supabase_project.layout import SupabaseProject, find_project
 
 
@@ -255,7 +255,7 @@ class _Table:
     def duration(self, key: str) -> str:
         value = self.string(key)
         try:
-            _go_duration(value)
+            go_duration(value)
         except ValueError:
             raise self._bad(key, 'a duration such as "24h" or "90s"') from None
         return value
@@ -476,8 +476,8 @@ def _auth(auth: _Table) -> None:
                          ("service_role_key", "SUPALITE_SERVICE_ROLE_KEY")):
         if auth.given(key):
             reader.set(setting, auth.string(key))
-    if auth.given("signing_keys_path"):
-        reader.set("SUPALITE_JWT_KEYS_FILE", reader.project.supabase_dir / auth.string("signing_keys_path"))
+    if signing_keys_path := auth.string("signing_keys_path"):  # as the CLI: relative to supabase/, "" for none
+        reader.set("SUPALITE_JWT_KEYS_FILE", reader.project.supabase_dir / signing_keys_path)
     auth.unsupported("enable_refresh_token_rotation", "refresh_token_reuse_interval", "publishable_key",
                      "secret_key", "jwt_issuer")
     smtp_enabled = _auth_email(auth.table("email"))

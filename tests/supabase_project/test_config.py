@@ -295,6 +295,20 @@ def test_an_unset_env_value_stays_as_written_and_is_said(tmp_path: Path) -> None
         read(tmp_path, 'project_id = "x"\n[api]\nport = "env(NOPE)"\n')
 
 
+def test_an_empty_signing_keys_path_is_none_as_in_the_cli(tmp_path: Path) -> None:
+    config = read(tmp_path, 'project_id = "x"\n[auth]\nsigning_keys_path = ""\n')
+    assert "SUPALITE_JWT_KEYS_FILE" not in config.settings_env
+    absolute = read(tmp_path, 'project_id = "x"\n[auth]\nsigning_keys_path = "/keys/signing.json"\n')
+    assert absolute.settings_env["SUPALITE_JWT_KEYS_FILE"] == "/keys/signing.json"  # as the CLI, not under supabase/
+
+
+def test_an_env_file_that_is_not_text_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "supabase").mkdir()
+    (tmp_path / "supabase" / ".env").write_bytes(b"SECRET=\xff\xfe\n")
+    with pytest.raises(ConfigError, match=r"^cannot read .*supabase/\.env: not UTF-8 text$"):
+        read(tmp_path, 'project_id = "x"\n')
+
+
 def test_supabase_variables_override_keys_as_the_cli_does(tmp_path: Path) -> None:
     config = read(tmp_path, 'project_id = "x"\n[auth]\nsite_url = "http://file.test"\n',
                   {"SUPABASE_AUTH_SITE_URL": "http://override.test", "SUPABASE_API_MAX_ROWS": "5",
@@ -316,6 +330,8 @@ def test_supabase_variables_override_keys_as_the_cli_does(tmp_path: Path) -> Non
     ('project_id = "x"\n[auth]\nsite_url = ["a"]\n', r"^\[auth\] site_url must be a string$"),
     ('project_id = "x"\n[auth]\npassword_requirements = "strong"\n', r"^\[auth\] password_requirements must be one of"),
     ('project_id = "x"\n[auth.sessions]\ntimebox = "1 day"\n', r"^\[auth\.sessions\] timebox must be a duration"),
+    # Go's time.Duration holds 2562047h at most: ParseDuration refuses more (a timedelta could not hold it)
+    ('project_id = "x"\n[auth.sessions]\ntimebox = "2562048h"\n', r"^\[auth\.sessions\] timebox must be a duration"),
     ('project_id = "x"\n[storage]\nfile_size_limit = "lots"\n', r"^\[storage\] file_size_limit must be a size"),
     ('project_id = "x"\n[db]\nmajor_version = 12\n', r"^\[db\] major_version 12 is not supported"),
     ('project_id = "x"\n[auth.mfa.totp]\nenroll_enabled = true\nverify_enabled = false\n',
