@@ -18,7 +18,9 @@ import sys
 import time
 from pathlib import Path
 
+from server.cli import check_port_free
 from server.config import ConfigError, Settings
+from server.db.embedded import Cluster
 from server.supabase_project.layout import SupabaseProject, find_project, require_project
 
 PID_FILE = "supalite.pid"
@@ -36,8 +38,9 @@ def log_path(settings: Settings) -> Path:
     return settings.data_dir / LOG_FILE
 
 
-def _is_server_process(pid: int) -> bool:
-    """Whether `pid` is a live `supalite serve` (not a recycled pid of another program)."""
+def _is_server_process(pid: int, data_dir: Path) -> bool:
+    """Whether `pid` is a live `supalite serve` on `data_dir`: not a recycled pid of another
+    program, nor the server of another project (a pid file outlives a reboot)."""
     proc = Path("/proc")
     if not proc.is_dir():  # no procfs: trust the pid
         try:
@@ -49,10 +52,13 @@ def _is_server_process(pid: int) -> bool:
         return True
     try:
         argv = (proc / str(pid) / "cmdline").read_bytes().split(b"\0")
+        environ = (proc / str(pid) / "environ").read_bytes().split(b"\0")
     except OSError:
         return False
-    # An exited process waiting to be reaped has an empty command line.
-    return b"server.cli" in argv and b"serve" in argv
+    # An exited process waiting to be reaped has an empty command line; start hands its server
+    # the data dir in its environment (_spawn_in).
+    ours = os.fsencode(f"SUPALITE_DATA_DIR={data_dir}")
+    return b"server.cli" in argv and b"serve" in argv and ours in environ
 
 
 def running_pid(settings: Settings) -> int | None:
@@ -68,7 +74,7 @@ def running_pid(settings: Settings) -> int | None:
         pid = int(text.split()[0])
     except (ValueError, IndexError):
         pid = 0
-    if pid > 0 and _is_server_process(pid):
+    if pid > 0 and _is_server_process(pid, settings.data_dir):
         return pid
     path.unlink(missing_ok=True)  # the server was killed or the file is not ours
     return None
@@ -182,16 +188,16 @@ def _abandon(settings: Settings, process: subprocess.Popen[bytes]) -> None:
 
 
 def _wait_healthy(settings: Settings, process: subprocess.Popen[bytes]) -> None:
+    """Until the server answers /health; ConfigError when it exits or never answers (the
+    caller abandons it)."""
     deadline = time.monotonic() + START_TIMEOUT
     while not _healthy(settings):
         code = process.poll()
         if code is not None:
-            pid_path(settings).unlink(missing_ok=True)
             for line in _log_tail(log_path(settings)):
                 print(f"  {line}", file=sys.stderr)
             raise ConfigError(f"the server exited with code {code} at start (its log: {log_path(settings)})")
         if time.monotonic() > deadline:
-            _abandon(settings, process)
             raise ConfigError(
                 f"the server did not answer {local_url(settings)}/health within {START_TIMEOUT:.0f} s "
                 f"(its log: {log_path(settings)})"
@@ -218,22 +224,24 @@ def cmd_start(settings: Settings, args: argparse.Namespace) -> int:
     if status.is_running(settings):
         print("supalite start is already running.", file=sys.stderr)
         return status.print_status(settings, "pretty", {})
+    # Another project's server on the template's port would answer the /health start waits for.
+    check_port_free(settings.host, settings.port)
     if not settings.database_url:
         _say_build(settings, project)
     process = _spawn(settings, project)
     try:
         _wait_healthy(settings, process)
     except BaseException:
-        _abandon(settings, process)  # Ctrl-C while waiting: the child is in its own session
+        _abandon(settings, process)  # also at Ctrl-C while waiting: the child is in its own session
         raise
     print("Started supalite local development setup.\n", file=sys.stderr, flush=True)
     status.print_block(status.status_values(settings))
     return 0
 
 
-def _wait_gone(pid: int, timeout: float) -> bool:
+def _wait_gone(pid: int, data_dir: Path, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
-    while _is_server_process(pid):
+    while _is_server_process(pid, data_dir):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
@@ -241,33 +249,48 @@ def _wait_gone(pid: int, timeout: float) -> bool:
 
 
 def _wait_cluster_stopped(settings: Settings, timeout: float = 10.0) -> None:
-    from server.db.embedded import Cluster
-
     cluster = Cluster(settings.data_dir)
     deadline = time.monotonic() + timeout
     while cluster.running_port() is not None and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
-def _looks_like_data_dir(path: Path) -> bool:
-    markers = ("postgres/PG_VERSION", "postgres-password", PID_FILE, LOG_FILE)
-    return any((path / marker).exists() for marker in markers)
+def _check_data_dir(cluster: Cluster) -> None:
+    """Refuse a folder holding anything supalite does not make in a data dir (a data dir set to
+    a project's own folder), or none of what it makes."""
+    data = cluster.data_dir
+    refusal = f"{data} does not look like a supalite data directory"
+    # The cluster, its password, stored objects (storage's FileBackend), start's files, and
+    # what an interrupted initdb leaves (EmbeddedPostgres).
+    ours = {cluster.pgdata.name, cluster.password_file.name, "storage", PID_FILE, LOG_FILE,
+            Path(PID_FILE).with_suffix(".tmp").name, ".write-test", ".initdb-pw"}
+    try:
+        entries = sorted(os.listdir(data))
+    except OSError as exc:
+        raise ConfigError(f"{refusal} ({exc.strerror}): not deleting it") from None
+    foreign = [entry for entry in entries if entry not in ours]
+    if foreign:
+        raise ConfigError(f"{refusal} ({foreign[0]} is not supalite's): not deleting it")
+    if not any(path.exists() for path in (cluster.pgdata / "PG_VERSION", cluster.password_file,
+                                          data / PID_FILE, data / LOG_FILE)):
+        raise ConfigError(f"{refusal}: not deleting it")
 
 
 def delete_data(settings: Settings) -> None:
     """`--no-backup`: the cluster and stored objects go, as the CLI removes its volumes."""
-    from server.db.embedded import Cluster
-
     data = settings.data_dir
     if not data.exists():
         return
     if settings.database_url:
         raise ConfigError("--no-backup deletes an embedded database: this project's is DATABASE_URL's; drop it there")
-    if Cluster(data).running_port() is not None:
+    cluster = Cluster(data)
+    if cluster.running_port() is not None:
         raise ConfigError(f"the embedded PostgreSQL in {data} is still running (a `supalite serve`?): stop it first")
-    if not data.is_dir() or not _looks_like_data_dir(data):
-        raise ConfigError(f"{data} does not look like a supalite data directory: not deleting it")
-    shutil.rmtree(data)
+    _check_data_dir(cluster)
+    try:
+        shutil.rmtree(data)
+    except OSError as exc:
+        raise ConfigError(f"cannot delete {data}: {exc.strerror or exc}") from None
     print(f"Deleted {data}.", file=sys.stderr)
 
 
@@ -288,9 +311,9 @@ def cmd_stop(settings: Settings, args: argparse.Namespace) -> int:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         pass  # it has just exited
-    if not _wait_gone(pid, STOP_TIMEOUT):
+    if not _wait_gone(pid, settings.data_dir, STOP_TIMEOUT):
         _kill_session(pid)
-        _wait_gone(pid, 5.0)
+        _wait_gone(pid, settings.data_dir, 5.0)
     _wait_cluster_stopped(settings)
     pid_path(settings).unlink(missing_ok=True)
     print("Stopped supalite local development setup.")

@@ -74,9 +74,10 @@ class Folder:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.env['SUPALITE_PORT']}"
 
-    def run(self, *args: str, cwd: Path | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([harness.SUPALITE, *args], env=self.env, cwd=str(cwd or self.root), capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+    def run(self, *args: str, cwd: Path | None = None, timeout: float = 180,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([harness.SUPALITE, *args], env=self.env | (env or {}), cwd=str(cwd or self.root),
+                              capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False)
         assert "Traceback" not in done.stderr, done.stderr
         return done
 
@@ -259,6 +260,38 @@ def test_options_after_the_subcommand_from_another_folder(started: Folder, tmp_p
     assert again.stderr.startswith(WARNING + "supalite start is already running.\n")
 
 
+def test_another_project_on_the_same_api_port(started: Folder) -> None:
+    """Two projects keep the template's [api] port: start refuses it rather than take the running
+    project's /health for its own server's."""
+    other = new_folder()
+    try:
+        other.env["SUPALITE_PORT"] = started.env["SUPALITE_PORT"]
+        done = other.run("start")
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr == WARNING + (f"supalite: error: cannot listen on 127.0.0.1:{started.env['SUPALITE_PORT']}: "
+                                         "Address already in use\n")
+        assert not (other.data_dir / "supalite.pid").exists()
+    finally:
+        shutil.rmtree(other.root, ignore_errors=True)
+
+
+def test_a_pid_file_naming_another_projects_server_is_stale(started: Folder) -> None:
+    """A pid recycled by another project's `supalite start` (after a reboot): that server is not this one's."""
+    other = new_folder()
+    try:
+        other.data_dir.mkdir(parents=True)
+        (other.data_dir / "supalite.pid").write_text(f"{started.pid()}\n")
+        stopped = other.ok("stop")
+        assert stopped.stdout == NOT_RUNNING
+        assert not (other.data_dir / "supalite.pid").exists()
+        assert health_answers(started.api_url) and os.getsid(started.pid()) == started.pid()
+        (other.data_dir / "supalite.pid").write_text(f"{started.pid()}\n")
+        status = other.run("status")
+        assert (status.returncode, status.stdout, status.stderr) == (1, "", NOT_RUNNING)
+    finally:
+        shutil.rmtree(other.root, ignore_errors=True)
+
+
 def test_gen_types_flags(started: Folder) -> None:
     with psycopg.connect(parse_env(started.ok("status", "-o", "env").stdout)["DB_URL"], autocommit=True) as conn:
         conn.execute("create schema if not exists extra")
@@ -348,11 +381,22 @@ def test_stop_no_backup_keeps_a_folder_that_is_not_a_data_dir() -> None:
     folder = new_folder(project=False)
     precious = folder.root / "precious.txt"
     precious.write_text("keep me")
+    refusal = (f"supalite: error: {folder.root} does not look like a supalite data directory "
+               "(precious.txt is not supalite's): not deleting it\n")
     done = folder.run("stop", "--no-backup", "--data-dir", str(folder.root))
-    assert done.returncode == 1 and done.stdout == NOT_RUNNING
-    assert done.stderr == f"supalite: error: {folder.root} does not look like a supalite data directory: not deleting it\n"
+    assert (done.returncode, done.stdout, done.stderr) == (1, NOT_RUNNING, refusal)
     assert precious.read_text() == "keep me"
-    shutil.rmtree(folder.root)
+    # A folder holding a cluster and the server's log beside other files (SUPALITE_DATA_DIR=. in a
+    # site's folder, a log redirected there): only a folder holding nothing but supalite's goes.
+    (folder.root / "postgres").mkdir()
+    (folder.root / "postgres" / "PG_VERSION").write_text("17\n")
+    (folder.root / "supalite.log").write_text("")
+    done = folder.run("stop", "--no-backup", cwd=folder.root, env={"SUPALITE_DATA_DIR": "."})
+    assert (done.returncode, done.stdout, done.stderr) == (1, NOT_RUNNING, refusal)
+    assert precious.read_text() == "keep me"
+    precious.unlink()
+    assert folder.ok("stop", "--no-backup", "--data-dir", str(folder.root)).stdout == NOT_RUNNING
+    assert not folder.root.exists()
 
 
 def test_start_with_an_unusable_data_dir() -> None:
@@ -373,13 +417,18 @@ def test_start_with_an_unusable_data_dir() -> None:
 
 def test_start_reports_a_server_that_cannot_start() -> None:
     folder = new_folder()
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", int(folder.env["SUPALITE_PORT"])))
+    port = folder.env["SUPALITE_PORT"]
+    with socket.socket() as taken:  # a port taken is said before anything starts
+        taken.bind(("127.0.0.1", int(port)))
         taken.listen()
         done = folder.run("start")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == WARNING + f"supalite: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    # The server refuses a short JWT secret once spawned: start shows its log's last lines.
+    done = folder.run("start", env={"SUPALITE_JWT_SECRET": "too-short"})
     assert done.returncode == 1 and done.stdout == ""
     lines = done.stderr.splitlines()
-    assert any("cannot listen on 127.0.0.1:" in line for line in lines[:-1]), done.stderr  # the log's last lines
+    assert any("SUPALITE_JWT_SECRET must be at least 32 characters long" in line for line in lines[:-1]), done.stderr
     assert lines[-1].startswith("supalite: error: the server exited with code 1 at start (its log: ")
     assert not (folder.data_dir / "supalite.pid").exists()
     shutil.rmtree(folder.root)
