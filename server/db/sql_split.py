@@ -1,7 +1,8 @@
 """Split a SQL script into statements, knowing where each starts (for error line numbers).
 
 Understands '...' and "..." quoting, E'' escapes, $tag$ bodies, -- and nested /* */
-comments, which is all a migration or policy file uses.
+comments, parentheses (a rule's `do also (...; ...)`) and SQL-standard `begin atomic ... end`
+function bodies (pg_dump writes them), as psql splits them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 _LEADING_NOISE = re.compile(r"(?:\s+|--[^\n]*\n?)*")
+_WORD = re.compile(r"[^\W\d][\w$]*")  # a keyword or identifier, any script's letters
 
 
 @dataclass(frozen=True)
@@ -55,9 +57,24 @@ def split_statements(script: str) -> list[Statement]:
     statements: list[Statement] = []
     start = i = 0
     n = len(script)
+    parens = 0  # `;` inside parentheses does not end a statement
+    atomic = 0  # open `begin atomic` body and `case` blocks in it, each closed by `end`
+    last_word = ""
     while i < n:
         ch = script[i]
-        if ch in "'\"":
+        if (w := _WORD.match(script, i)) and not (i and (script[i - 1].isalnum() or script[i - 1] in "_$")):
+            word = w.group(0).lower()
+            if atomic:
+                atomic += {"case": 1, "end": -1}.get(word, 0)
+            elif word == "atomic" and last_word == "begin":
+                atomic = 1
+            last_word = word
+            i = w.end()
+        elif ch == "(":
+            parens, i = parens + 1, i + 1
+        elif ch == ")":
+            parens, i = max(parens - 1, 0), i + 1
+        elif ch in "'\"":
             i = _skip_quoted(script, i, ch)
         elif script.startswith("--", i):
             end = script.find("\n", i)
@@ -67,9 +84,10 @@ def split_statements(script: str) -> list[Statement]:
         elif ch == "$" and (m := _DOLLAR_TAG.match(script, i)) and not (i and (script[i - 1].isalnum() or script[i - 1] == "_")):
             close = script.find(m.group(0), m.end())
             i = n if close < 0 else close + len(m.group(0))
-        elif ch == ";":
+        elif ch == ";" and not parens and not atomic:
             _append(statements, script, start, i + 1)
             start = i = i + 1
+            last_word = ""
         else:
             i += 1
     _append(statements, script, start, n)

@@ -136,6 +136,15 @@ def test_a_failing_migration_rolls_back_and_names_its_file_and_line(project: Pro
     assert "Traceback" not in done.stderr
 
 
+def test_a_begin_atomic_function_body_is_one_statement(project: Project) -> None:
+    # As pg_dump (supabase db dump/diff) writes a SQL-standard function body.
+    project.write("migrations/20240101000000_atomic.sql",
+                  "create function public.mig_two() returns int language sql\nbegin atomic\n"
+                  "  select case when true then 2 else 0 end;\nend;\n")
+    migrate(project.settings, project.url)
+    assert project.query("select public.mig_two()") == [(2,)]
+
+
 def test_seed_files_run_once_on_the_first_start_in_the_declared_order(project: Project,
                                                                       capfd: pytest.CaptureFixture[str]) -> None:
     (project.supabase / "config.toml").write_text(
