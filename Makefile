@@ -76,6 +76,11 @@ PG15 := /usr/lib/postgresql/15/bin/postgres
 $(PG15):
 	apt-get install -y postgresql-15 || (apt-get update && apt-get install -y postgresql-15)
 
+# Debian's nginx: tests/deploy checks deploy/nginx.conf with it (the proxy compose runs).
+NGINX := /usr/sbin/nginx
+$(NGINX):
+	apt-get install -y nginx || (apt-get update && apt-get install -y nginx)
+
 setup: $(RUNTIME_STAMP)
 
 setup-test: $(TEST_STAMP) $(JS_TEST_STAMP)
@@ -95,7 +100,7 @@ run: export SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT ?= 168h
 run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed
 
-test: setup-test $(WEB_BUILD) /usr/bin/chromium $(PG15) $(POSTGIS)
+test: setup-test $(WEB_BUILD) /usr/bin/chromium $(PG15) $(POSTGIS) $(NGINX)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
 	cd web && npm run lint && npm test
