@@ -26,7 +26,12 @@ from server.db.sql_split import split_statements
 
 log = logging.getLogger("supalite.migrate")
 
-_LOCK_KEY = 0x5350_4C54  # one migrator at a time across replicas
+# Each step alone, kept under MIGRATE_LOCK_KEY: a caller of these functions without it, or a
+# replica of an older version during a rolling upgrade, still never runs a step twice at once.
+_LOCK_KEY = 0x5350_4C54
+# The whole `migrate` (server/db/project.py), held on a connection of its own while the steps
+# take _LOCK_KEY (and PROJECT_LOCK_KEY) on theirs: a distinct key, or a step would wait on itself.
+MIGRATE_LOCK_KEY = 0x5350_4C4D
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ bucket declarations (`supalite migrate`, and `supalite serve` at start)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -13,6 +15,7 @@ from server.config import ConfigError, Settings
 from server.db.bucket_declarations import load_bucket_declarations
 from server.db.database import api_conninfo, authenticator_password, sqlalchemy_url
 from server.db.migrate import (
+    MIGRATE_LOCK_KEY,
     MigrationError,
     apply_buckets,
     apply_platform_schema,
@@ -21,6 +24,45 @@ from server.db.migrate import (
 )
 
 log = logging.getLogger("supalite.migrate")
+
+# A migrator holding the lock this long is stuck (a revision waiting on a lock a running server
+# holds, a frozen host): the next replica says so and exits instead of hanging its start.
+LOCK_WAIT_SECONDS = 300
+
+
+def _lock_holder(conn: psycopg.Connection) -> int | None:
+    """The backend pid holding MIGRATE_LOCK_KEY in this database (a bigint key is classid:objid)."""
+    row = conn.execute(
+        "select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1"
+        " and database = (select oid from pg_database where datname = current_database())"
+        " and classid = (%(key)s::bigint >> 32)::oid and objid = (%(key)s::bigint & 4294967295)::oid",
+        {"key": MIGRATE_LOCK_KEY}).fetchone()
+    return row[0] if row else None
+
+
+@contextmanager
+def migration_lock(owner_url: str, wait_seconds: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """Hold MIGRATE_LOCK_KEY for the block: replicas starting together migrate one after the
+    other, and the later ones find nothing left to do.
+
+    A session lock on an idle autocommit connection of its own, released when the block ends
+    or the process dies. Not a transaction left open: its snapshot could make a revision's
+    `create index concurrently` wait for it forever. So the URL must reach PostgreSQL
+    directly or through a session-mode pooler, as LISTEN does."""
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        row = conn.execute("select pg_try_advisory_lock(%s)", [MIGRATE_LOCK_KEY]).fetchone()
+        if not (row and row[0]):
+            holder = _lock_holder(conn)
+            log.info("waiting for another migrator (backend pid %s) to finish", holder)
+            conn.execute("select set_config('lock_timeout', %s, false)", [f"{int(wait_seconds * 1000)}ms"])
+            try:
+                conn.execute("select pg_advisory_lock(%s)", [MIGRATE_LOCK_KEY])
+            except psycopg.errors.LockNotAvailable:
+                raise MigrationError(
+                    f"another migrator (backend pid {holder}) has held the migration lock for over"
+                    f" {wait_seconds:g} s; if it is stuck, end it with select pg_terminate_backend({holder})"
+                ) from None
+        yield  # closing the connection releases the lock, on any error too
 
 
 def run_alembic(owner_url: str, migrations_dir: Path) -> None:
@@ -57,7 +99,13 @@ def apply_app_settings(conn: psycopg.Connection, app_settings: dict[str, str]) -
 
 
 def migrate(settings: Settings, owner_url: str, *, seed: bool = True, roles: bool = True) -> None:
-    """`seed`/`roles`: a Supabase project's seed files and supabase/roles.sql on its first setup."""
+    """`seed`/`roles`: a Supabase project's seed files and supabase/roles.sql on its first setup.
+    Every step under one lock, so two replicas starting at once never run a revision twice."""
+    with migration_lock(owner_url):
+        _migrate_locked(settings, owner_url, seed=seed, roles=roles)
+
+
+def _migrate_locked(settings: Settings, owner_url: str, *, seed: bool, roles: bool) -> None:
     from server.supabase_project.apply import migrate_project
 
     project = settings.project_dir
@@ -77,8 +125,8 @@ def migrate(settings: Settings, owner_url: str, *, seed: bool = True, roles: boo
 
 
 def apply_policies_now(settings: Settings, owner_url: str) -> None:
-    with psycopg.connect(owner_url, autocommit=True) as conn:
+    with migration_lock(owner_url), psycopg.connect(owner_url, autocommit=True) as conn:
         apply_policies(conn, settings.project_dir / "policies", force=True)
 
 
-__all__ = ["ConfigError", "apply_app_settings", "apply_policies_now", "migrate", "run_alembic"]
+__all__ = ["ConfigError", "apply_app_settings", "apply_policies_now", "migrate", "migration_lock", "run_alembic"]
