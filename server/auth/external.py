@@ -325,7 +325,7 @@ def _id_token_provider(settings: Settings, name: str, issuer: str) -> tuple[str,
 async def id_token_grant(svc: AuthService, request: Request) -> Response:
     """POST /token?grant_type=id_token: sign in (or, with link_identity, link) with a provider's
     ID token obtained by the client (IdTokenGrant)."""
-    svc.limiter.check("token_refresh", request)
+    await svc.limiter.check("token_refresh", request)
     ctx = svc.ctx
     body = await read_body(request)
     id_token, access_token = body.text("id_token"), body.text("access_token")

@@ -30,7 +30,7 @@ from server.auth.user_store import DUPLICATE_EMAIL, UserRow, create_user, save_o
 
 async def send_invite(svc: AuthService, conn: AsyncConnection, user_id: Any, email: str, redirect_to: str) -> None:
     """A new invite code and link, mailed (GoTrue's sendInvite: no per-user frequency check)."""
-    svc.limiter.check_email()
+    await svc.limiter.check_email()
     otp = mail.new_otp()
     hashed = mail.token_hash(email, otp)
     await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now(), invited_at = now()"

@@ -112,7 +112,7 @@ async def _with_factor(svc: AuthService, request: Request,
         factor_id = path_uuid(request, "factor_id")
         factor = await owned_factor(conn, call.user["id"], factor_id)
         if rate_bucket is not None:
-            svc.limiter.check(rate_bucket, request)
+            await svc.limiter.check(rate_bucket, request)
         return await work(call, factor)
 
     return await in_transaction(svc.ctx, run)

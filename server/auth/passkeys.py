@@ -267,7 +267,7 @@ async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp:
 
 async def authentication_options(svc: AuthService, request: Request) -> Response:
     _require_enabled(svc)
-    svc.limiter.check("passkey", request)
+    await svc.limiter.check("passkey", request)
     await read_body(request, allow_empty=True)  # gotrue_meta_security (captcha) is not checked
     rp = webauthn.relying_party(svc.ctx)
     options, session = webauthn.authentication_options(rp, user_handle=None, allowed=[])

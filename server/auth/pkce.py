@@ -158,7 +158,7 @@ def code_redirect(url: str, auth_code: str) -> str:
 
 async def pkce_grant(svc: AuthService, request: Request) -> Response:
     """POST /token?grant_type=pkce {auth_code, code_verifier}: the flow's session, once."""
-    svc.limiter.check("token_refresh", request)
+    await svc.limiter.check("token_refresh", request)
     body = await read_body(request)
     auth_code, verifier = body.text("auth_code"), body.text("code_verifier")
     if not auth_code or not verifier:

@@ -19,16 +19,23 @@ IP (a right password clears the count), and past 10 in 5 minutes the address is 
 (429) until its window ends. Every address is counted, registered or not, so the refusal
 says nothing about which accounts exist.
 
-Counts are kept per process (like GoTrue's in-memory limiter), at most MAX_KEYS per bucket, so
-a client spraying millions of addresses (e-mail or IPv6) cannot grow memory. Off when
-SUPALITE_RATE_LIMITS=false, which the test harness sets.
+Counts are kept in PostgreSQL (the unlogged auth.rate_limits, server/platform_schema/
+0150_auth_rate_limits.sql), so that every worker of every replica counts together: a limit
+means the same behind a proxy with several replicas as with one process. Each check is one
+upsert through the owner's pool, which refills and takes (or counts) and says whether the
+request is allowed, atomically. A row is dead once its bucket is full again or its window
+ended: the next check of its key starts afresh, and each process deletes the dead rows every
+SWEEP_SECONDS, so a client spraying millions of addresses (e-mail or IPv6) grows the table
+only by what it sends within a window. The database unavailable, a check fails as every auth
+query then does (503, which auth-js retries). Off when SUPALITE_RATE_LIMITS=false, which the
+test harness sets.
 """
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +46,7 @@ from server.auth import error_codes as codes
 from server.auth.errors import too_many_requests
 from server.auth.http import client_ip
 from server.config import Settings
+from server.context import AppContext
 
 
 @dataclass(frozen=True)
@@ -88,134 +96,139 @@ def limits_from(settings: Settings) -> dict[str, Limit]:
 
 # The defaults of config.toml's [auth.rate_limit].
 LIMITS = limits_from(Settings())
-# Keys each bucket keeps at most: measured, 50,000 windows take 15 MB with 30-character
-# addresses or IPv6 addresses, 27 MB with 255 (the longest an e-mail may be).
-MAX_KEYS = 50_000
+# Keys are IPs and normalized e-mail addresses (at most 255 characters once validated) or
+# phone numbers: anything longer is cut, so that a hostile key cannot fill the index.
+MAX_KEY_LENGTH = 255
+# How often each process deletes the rows that no longer count.
+SWEEP_SECONDS = 30.0
+
+Connect = Callable[[], AbstractAsyncContextManager[AsyncConnection[Any]]]
+
+# The time of a check, in seconds: the database's clock (the same for every replica), or a
+# test's clock.
+_NOW = "coalesce(%(now)s::float8, extract(epoch from now()))"
+
+# A token bucket (x/time/rate, as tollbooth uses it): `tokens` left at `at`, refilled at `rate`
+# a second up to `capacity`. A new key starts full and takes one; a known one is refilled for
+# the time elapsed, then takes one if it has one. The row dies when the bucket would be full
+# again (it is then the same as no row).
+_REFILLED = "least(%(capacity)s, r.tokens + greatest(0, excluded.at - r.at) * %(rate)s)"
+_LEFT = f"({_REFILLED} - case when {_REFILLED} >= 1 then 1 else 0 end)"
+_TAKE_TOKEN = f"""
+insert into auth.rate_limits as r (bucket, key, tokens, at, expires_at, allowed)
+select %(bucket)s, %(key)s, %(capacity)s - 1, t.now, t.now + 1 / %(rate)s, true from (select {_NOW} as now) t
+on conflict (bucket, key) do update set
+  allowed = {_REFILLED} >= 1,
+  tokens = {_LEFT},
+  expires_at = excluded.at + (%(capacity)s - {_LEFT}) / %(rate)s,
+  at = excluded.at
+returning allowed"""
+
+# A fixed window: `tokens` requests counted in the window ending at `expires_at`. An ended
+# window starts afresh with this request; a full one refuses without counting.
+_COUNT_IN_WINDOW = f"""
+insert into auth.rate_limits as r (bucket, key, tokens, at, expires_at, allowed)
+select %(bucket)s, %(key)s, 1, t.now, t.now + %(per_seconds)s, true from (select {_NOW} as now) t
+on conflict (bucket, key) do update set
+  allowed = r.expires_at <= excluded.at or r.tokens < %(count)s,
+  tokens = case when r.expires_at <= excluded.at then 1
+                when r.tokens < %(count)s then r.tokens + 1 else r.tokens end,
+  at = case when r.expires_at <= excluded.at then excluded.at else r.at end,
+  expires_at = case when r.expires_at <= excluded.at then excluded.expires_at else r.expires_at end
+returning allowed"""
+
+_FORGET = "delete from auth.rate_limits where bucket = %(bucket)s and key = %(key)s"
+
+# Rows no longer counting, a batch at a time; rows another process is updating are left to
+# the next sweep (no waiting, no deadlock between processes sweeping at once).
+_SWEEP = f"""
+delete from auth.rate_limits where (bucket, key) in (
+  select bucket, key from auth.rate_limits where expires_at <= {_NOW}
+  limit 10000 for update skip locked)"""
 
 
-class Windows:
-    """One bucket's fixed windows, key -> (count, end), in order of start, at most `max_keys`.
-
-    All windows of a bucket last as long, so the first one is also the first to end: expired
-    windows are dropped from the front as new ones arrive, and when all are live the oldest
-    goes (its key may start afresh: a rare loss, only under a flood of distinct keys).
-    """
-
-    def __init__(self, limit: Limit, max_keys: int = MAX_KEYS) -> None:
-        self.limit = limit
-        self.max_keys = max_keys
-        self._windows: OrderedDict[str, tuple[int, float]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._windows)
-
-    def count(self, key: str, now: float) -> int:
-        window = self._windows.get(key)
-        return 0 if window is None or now >= window[1] else window[0]
-
-    def take(self, key: str, now: float) -> bool:
-        """Count one request for `key`; False (and not counted) past the limit."""
-        if self.count(key, now) >= self.limit.count:
-            return False
-        self.add(key, now)
-        return True
-
-    def add(self, key: str, now: float) -> None:
-        window = self._windows.get(key)
-        if window is not None and now < window[1]:
-            self._windows[key] = (window[0] + 1, window[1])
-            return
-        self._windows.pop(key, None)
-        while self._windows:
-            first_key, (_, ends) = next(iter(self._windows.items()))
-            if now < ends and len(self._windows) < self.max_keys:
-                break
-            del self._windows[first_key]
-        self._windows[key] = (1, now + self.limit.per_seconds)
-
-    def forget(self, key: str) -> None:
-        self._windows.pop(key, None)
-
-
-class TokenBuckets:
-    """One bucket's token buckets (x/time/rate, as tollbooth uses it), key -> (tokens, at),
-    in order of last use, at most `max_keys`: a key unused long enough to be full again is the
-    same as no key, so those are dropped from the front; under a flood the least recently used
-    goes (it starts full again)."""
-
-    def __init__(self, limit: Limit, max_keys: int = MAX_KEYS) -> None:
-        self.limit = limit
-        self.max_keys = max_keys
-        self.capacity = float(limit.burst or 0)
-        self.rate = limit.count / limit.per_seconds  # tokens per second
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def _tokens(self, state: tuple[float, float] | None, now: float) -> float:
-        if state is None:
-            return self.capacity
-        tokens, at = state
-        return min(self.capacity, tokens + max(0.0, now - at) * self.rate)
-
-    def take(self, key: str, now: float) -> bool:
-        tokens = self._tokens(self._buckets.pop(key, None), now)
-        allowed = tokens >= 1
-        self._buckets[key] = (tokens - 1 if allowed else tokens, now)
-        while self._buckets:
-            first_key, first = next(iter(self._buckets.items()))
-            if len(self._buckets) <= self.max_keys and self._tokens(first, now) < self.capacity:
-                break
-            del self._buckets[first_key]
-        return allowed
-
-
-Counter = Windows | TokenBuckets
+def bounded_key(key: str) -> str:
+    """`key` as stored: without NUL (PostgreSQL text cannot hold it), at most MAX_KEY_LENGTH."""
+    return key.replace("\x00", "")[:MAX_KEY_LENGTH]
 
 
 @dataclass
 class RateLimiter:
+    """GoTrue's limiters, counted in PostgreSQL through `connect` (the owner's pool). `clock`,
+    for tests, replaces the database's clock (seconds, any origin)."""
+
     enabled: bool
+    connect: Connect | None = None
     limits: dict[str, Limit] = field(default_factory=lambda: dict(LIMITS))
-    max_keys: int = MAX_KEYS
-    clock: Callable[[], float] = time.monotonic
-    _buckets: dict[str, Counter] = field(default_factory=dict)
+    clock: Callable[[], float] | None = None
+    _next_sweep: float = field(default=0.0)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> RateLimiter:
-        return cls(settings.rate_limits_enabled, limits_from(settings))
+    def from_context(cls, ctx: AppContext) -> RateLimiter:
+        return cls(ctx.settings.rate_limits_enabled, ctx.admin_pool.connection, limits_from(ctx.settings))
 
-    def bucket(self, name: str) -> Counter:
-        counter = self._buckets.get(name)
-        if counter is None:
-            limit = self.limits[name]
-            counter = TokenBuckets(limit, self.max_keys) if limit.burst is not None else Windows(limit, self.max_keys)
-            self._buckets[name] = counter
-        return counter
-
-    def hit(self, bucket: str, key: str) -> bool:
+    async def hit(self, bucket: str, key: str) -> bool:
         """Count one request; False when the bucket's limit is exceeded for `key`."""
         if not self.enabled:
             return True
-        return self.bucket(bucket).take(key, self.clock())
+        limit = self.limits[bucket]
+        allowance = limit.count if limit.burst is None else limit.burst
+        if allowance < 1:  # a limit of 0 (or less) refuses everything: nothing to count
+            return False
+        params: dict[str, Any] = {"bucket": bucket, "key": bounded_key(key), "now": self._now()}
+        if limit.burst is None:
+            statement = _COUNT_IN_WINDOW
+            params.update(count=limit.count, per_seconds=limit.per_seconds)
+        else:
+            statement = _TAKE_TOKEN
+            params.update(capacity=float(limit.burst), rate=limit.count / limit.per_seconds)
+        async with self._connection() as conn:
+            cur = await conn.execute(statement, params)
+            row = await cur.fetchone()
+            await self._sweep_if_due(conn)
+        return bool(row and row[0])
 
-    def check(self, bucket: str, request: Request) -> None:
+    async def forget(self, bucket: str, key: str) -> None:
+        if self.enabled:
+            async with self._connection() as conn:
+                await conn.execute(_FORGET, {"bucket": bucket, "key": bounded_key(key)})
+
+    async def sweep(self) -> None:
+        """Delete the rows that no longer count (a batch: the next sweep takes the rest)."""
+        async with self._connection() as conn:
+            await conn.execute(_SWEEP, {"now": self._now()})
+
+    async def _sweep_if_due(self, conn: AsyncConnection[Any]) -> None:
+        due = time.monotonic()
+        if due >= self._next_sweep:
+            self._next_sweep = due + SWEEP_SECONDS
+            await conn.commit()  # the request's count is kept, whatever the sweep does
+            await conn.execute(_SWEEP, {"now": self._now()})
+
+    def _connection(self) -> AbstractAsyncContextManager[AsyncConnection[Any]]:
+        if self.connect is None:
+            raise RuntimeError("rate limits are on, without a database to count in")
+        return self.connect()
+
+    def _now(self) -> float | None:
+        return None if self.clock is None else self.clock()
+
+    async def check(self, bucket: str, request: Request) -> None:
         """One request of the client's IP in `bucket` (a name of SIGN_IN_SIGN_UPS,
         token_refresh, token_verifications, anonymous_users, passkey, mfa_challenge or
         mfa_verify); 429 past its limit."""
-        if not self.hit(bucket, client_ip(request)):
+        if not await self.hit(bucket, client_ip(request)):
             raise too_many_requests(codes.OVER_REQUEST_RATE_LIMIT, "Request rate limit reached")
 
-    def check_email(self) -> None:
-        if not self.hit("email_sent", "*"):
+    async def check_email(self) -> None:
+        if not await self.hit("email_sent", "*"):
             raise too_many_requests(codes.OVER_EMAIL_SEND_RATE_LIMIT, "email rate limit exceeded")
 
     async def check_mail_frequency(self, conn: AsyncConnection, user_id: Any, sent_at_column: str) -> None:
         """A mail about to be sent to a user: GoTrue's per-user frequency (one a minute for each
         kind, from the `sent_at_column` of auth.users), then the whole server's email_sent count."""
         await self._check_frequency(conn, user_id, sent_at_column, codes.OVER_EMAIL_SEND_RATE_LIMIT)
-        self.check_email()
+        await self.check_email()
 
     async def check_sms_frequency(self, conn: AsyncConnection, user_id: Any, sent_at_column: str) -> None:
         """An SMS about to be sent to a user: the same per-user frequency (the server's sms_sent
@@ -236,21 +249,18 @@ class RateLimiter:
         if row is not None:
             raise too_many_requests(code, f"For security purposes, you can only request this after {int(row[0])} seconds.")
 
-    def check_sms(self) -> None:
+    async def check_sms(self) -> None:
         """Count one SMS about to be sent (the whole server's sms_sent bucket, per hour)."""
-        if not self.hit("sms_sent", "*"):
+        if not await self.hit("sms_sent", "*"):
             raise too_many_requests(codes.OVER_SMS_SEND_RATE_LIMIT, "SMS rate limit exceeded")
 
     # Password sign-ins per account (the normalized e-mail address).
 
-    def account_attempt(self, email: str) -> None:
+    async def account_attempt(self, email: str) -> None:
         """Count a password sign-in for `email`; refused past the bucket's limit."""
-        if not self.hit(ACCOUNT_BUCKET, email):
+        if not await self.hit(ACCOUNT_BUCKET, email):
             raise too_many_requests(codes.OVER_REQUEST_RATE_LIMIT, "Request rate limit reached")
 
-    def account_succeeded(self, email: str) -> None:
+    async def account_succeeded(self, email: str) -> None:
         """A right password: the attempts before it were the owner's, not a guesser's."""
-        if self.enabled:
-            windows = self.bucket(ACCOUNT_BUCKET)
-            assert isinstance(windows, Windows)
-            windows.forget(email)
+        await self.forget(ACCOUNT_BUCKET, email)

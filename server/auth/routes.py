@@ -59,7 +59,7 @@ _FEATURE_MODULES = (mfa, passkeys, external, invite, oauth_clients, reauthentica
 
 
 def build(ctx: AppContext) -> Starlette:
-    svc = AuthService(ctx, RateLimiter.from_settings(ctx.settings))
+    svc = AuthService(ctx, RateLimiter.from_context(ctx))
 
     def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def run(request: Request) -> Response:

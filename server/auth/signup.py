@@ -36,10 +36,10 @@ async def signup(svc: AuthService, request: Request) -> Response:
     metadata.check("user_metadata", data)
     if not email and not phone:  # GoTrue's /signup route: its own switch and rate limit
         gates.require_anonymous(settings)
-        svc.limiter.check("anonymous_users", request)
+        await svc.limiter.check("anonymous_users", request)
         gates.require_signup(settings)
         return await _anonymous(svc, request, data)
-    svc.limiter.check("signup", request)
+    await svc.limiter.check("signup", request)
     gates.require_signup(settings)
     if not password:
         raise bad_request(codes.VALIDATION_FAILED, "Signup requires a valid password")
@@ -63,7 +63,7 @@ async def signup(svc: AuthService, request: Request) -> Response:
         return json_response(request, sanitized_user(existing, data, "email"))
     password_hash = None if existing else await passwords.hash_password(password)
     if not autoconfirm:
-        svc.limiter.check_email()
+        await svc.limiter.check_email()
 
     async def work(conn: AsyncConnection) -> Any:
         user_id = existing["id"] if existing else await create_user(

@@ -79,7 +79,7 @@ async def send_otp(svc: AuthService, conn: AsyncConnection, *, phone: str, kind:
         return fixed
     if not hook_enabled(settings) and not inbox_enabled(settings):
         raise internal("Unable to get SMS provider")
-    svc.limiter.check_sms()
+    await svc.limiter.check_sms()
     code = new_otp(settings.sms_otp_length)
     if hook_enabled(settings):
         await call_send_sms_hook(settings, hook_payload(phone, code, user, request))

@@ -34,7 +34,7 @@ async def token(svc: AuthService, request: Request) -> Response:
 
 
 async def password_grant(svc: AuthService, request: Request) -> Response:
-    svc.limiter.check("token_refresh", request)  # GoTrue's Token limiter counts every grant
+    await svc.limiter.check("token_refresh", request)  # GoTrue's Token limiter counts every grant
     body = await read_body(request)
     email, phone, password = body.text("email"), body.text("phone"), body.text("password")
     if email and phone:
@@ -51,7 +51,7 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
         raise bad_request(codes.VALIDATION_FAILED, "missing email or phone")
     # Counted per address or number too (so guessing from many IPs gains nothing), before the
     # check so that concurrent guesses count as well; a right password clears the count.
-    svc.limiter.account_attempt(login)
+    await svc.limiter.account_attempt(login)
     user = await in_transaction(ctx, lambda conn: user_by_phone(conn, login) if phone else user_by_email(conn, login))
     if user is None or not user["encrypted_password"]:
         raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
@@ -59,7 +59,7 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
         raise bad_request(codes.USER_BANNED, "User is banned")
     if not await passwords.verify_password(password, user["encrypted_password"]):
         raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
-    svc.limiter.account_succeeded(login)
+    await svc.limiter.account_succeeded(login)
     if phone and user["phone_confirmed_at"] is None:
         raise bad_request(codes.PHONE_NOT_CONFIRMED, "Phone not confirmed")
     if email and user["email_confirmed_at"] is None:
@@ -76,7 +76,7 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
 
 
 async def refresh_token_grant(svc: AuthService, request: Request) -> Response:
-    svc.limiter.check("token_refresh", request)
+    await svc.limiter.check("token_refresh", request)
     body = await read_body(request)
     refresh = body.text("refresh_token")
     if not refresh:

@@ -40,7 +40,7 @@ def merge_metadata(current: dict[str, Any] | None, changes: dict[str, Any]) -> d
 async def update_user(svc: AuthService, request: Request) -> Response:
     ctx = svc.ctx
     claims = bearer_claims(ctx, request)
-    svc.limiter.check("user", request)
+    await svc.limiter.check("user", request)
     body = await read_body(request)
     password, email, data = body.opt_text("password"), body.text("email"), body.obj("data")
     if body.obj("app_metadata") is not None:
@@ -95,7 +95,7 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller,
     if svc.ctx.settings.mailer_autoconfirm or caller.user["is_anonymous"]:
         await apply_email_change(conn, caller.user, email)
         return
-    svc.limiter.check_email()
+    await svc.limiter.check_email()
     prefix = await pkce.start(conn, svc.ctx.settings.flow_state_expiry, challenge, user_id=caller.user["id"],
                               auth_method="email_change", provider_type="email_change")
     otp = mail.new_otp()

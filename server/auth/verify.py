@@ -54,7 +54,7 @@ def _redirect(svc: AuthService, request: Request, body_value: str | None = None)
 
 
 async def recover(svc: AuthService, request: Request) -> Response:
-    svc.limiter.check("recover", request)
+    await svc.limiter.check("recover", request)
     gates.require_email_provider(svc.ctx.settings)
     body = await read_body(request)
     email = validate_email(body.text("email"))
@@ -74,7 +74,7 @@ async def recover(svc: AuthService, request: Request) -> Response:
 
 
 async def otp(svc: AuthService, request: Request, *, create_default: bool = True, bucket: str = "otp") -> Response:
-    svc.limiter.check(bucket, request)
+    await svc.limiter.check(bucket, request)
     body = await read_body(request)
     if body.text("phone"):
         return await phone_auth.otp(svc, request, body, create_default=create_default)
@@ -117,7 +117,7 @@ async def magiclink(svc: AuthService, request: Request) -> Response:
 
 
 async def resend(svc: AuthService, request: Request) -> Response:
-    svc.limiter.check("resend", request)
+    await svc.limiter.check("resend", request)
     body = await read_body(request)
     kind = body.text("type")
     if kind not in ("signup", "email_change", "sms", "phone_change"):
@@ -207,7 +207,7 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str | l
 
 
 async def verify_post(svc: AuthService, request: Request) -> Response:
-    svc.limiter.check("token_verifications", request)
+    await svc.limiter.check("token_verifications", request)
     body = await read_body(request)
     kind, token, token_hash = body.text("type"), body.text("token"), body.text("token_hash")
     email = body.text("email")
@@ -233,7 +233,7 @@ async def verify_get(svc: AuthService, request: Request) -> Response:
     When sessions were ended to make room, the fragment also says how many
     (`sessions_ended=N`), for the page to tell the user; supabase-js ignores the parameter.
     """
-    svc.limiter.check("token_verifications", request)
+    await svc.limiter.check("token_verifications", request)
     kind = request.query_params.get("type", "")
     token = request.query_params.get("token", "")
     redirect_to = _redirect(svc, request)
