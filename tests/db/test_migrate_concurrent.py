@@ -59,9 +59,11 @@ def project(root: Path) -> Path:
 
 def start_migrate(url: str, project_dir: Path, data_dir: Path, log: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_"))}
-    # Replicas share their secret, so they agree on the authenticator's password.
+    # Replicas share their secret, so they agree on the authenticator's password. Roles are
+    # cluster-wide: the secret is the other tests' servers' one, or migrate would change the
+    # password they log in with.
     env.update({"DATABASE_URL": url, "SUPALITE_PROJECT_DIR": str(project_dir),
-                "SUPALITE_DATA_DIR": str(data_dir), "SUPALITE_JWT_SECRET": "x" * 40})
+                "SUPALITE_DATA_DIR": str(data_dir), "SUPALITE_JWT_SECRET": harness.base_settings(url).jwt_secret})
     with open(log, "wb") as out:
         return subprocess.Popen([harness.SUPALITE, "migrate"], env=env, stdout=out, stderr=subprocess.STDOUT,
                                 cwd=str(project_dir), stdin=subprocess.DEVNULL)
