@@ -166,22 +166,10 @@ def _running_db_url(settings: Settings) -> str | None:
 
 
 def cmd_keys(settings: Settings, args: argparse.Namespace) -> int:
-    from server.auth.jwt import anon_key, service_role_key
-    from server.auth.mail import inbox_enabled
+    """`supalite status`'s block, whether a server runs or not (the DB URL only while one does)."""
+    from server.supabase_project.status import print_block, status_values
 
-    db_url = _running_db_url(settings) or "(not running: start with `supalite serve`)"
-    rows = [
-        ("API URL", settings.api_url),
-        ("REST URL", f"{settings.api_url}/rest/v1"),
-        ("DB URL", db_url),
-        ("Inbucket URL", f"{settings.api_url}/inbox" if inbox_enabled(settings) else "(none: mail goes through SMTP)"),
-        ("JWT secret", settings.jwt_secret),
-        ("anon key", anon_key(settings)),
-        ("service_role key", service_role_key(settings)),
-    ]
-    width = max(len(name) for name, _ in rows)
-    for name, value in rows:
-        print(f"{name.rjust(width)}: {value}")
+    print_block(status_values(settings))
     return 0
 
 

@@ -30,7 +30,7 @@ log = logging.getLogger("supalite.migrate")
 # replica of an older version during a rolling upgrade, still never runs a step twice at once.
 _LOCK_KEY = 0x5350_4C54
 # The whole `migrate` (server/db/project.py), held on a connection of its own while the steps
-# take _LOCK_KEY (and PROJECT_LOCK_KEY) on theirs: a distinct key, or a step would wait on itself.
+# take _LOCK_KEY on theirs: a distinct key, or a step would wait on itself.
 MIGRATE_LOCK_KEY = 0x5350_4C4D
 
 
@@ -122,12 +122,12 @@ def ensure_authenticator_login(conn: psycopg.Connection, api_conninfo: str, pass
         conn.execute(authenticator_password_sql(password))
 
 
-def _state(conn: psycopg.Connection, key: str) -> str | None:
+def read_state(conn: psycopg.Connection, key: str) -> str | None:
     row = conn.execute("select value from supalite.state where key = %s", [key]).fetchone()
     return row[0] if row else None
 
 
-def _set_state(conn: psycopg.Connection, key: str, value: str) -> None:
+def write_state(conn: psycopg.Connection, key: str, value: str) -> None:
     conn.execute(
         "insert into supalite.state (key, value) values (%s, %s) on conflict (key) do update set value = excluded.value",
         [key, value],
@@ -160,11 +160,11 @@ def apply_policies(conn: psycopg.Connection, folder: Path, force: bool = False) 
         conn.execute("select pg_advisory_xact_lock(%s)", [_LOCK_KEY])
         _ensure_bookkeeping(conn)
         digest = policies_digest(files, _schema_versions(conn))
-        if not force and _state(conn, "policies_digest") == digest:
+        if not force and read_state(conn, "policies_digest") == digest:
             return False
         for file in files:
             run_file(conn, file, folder.name)
-        _set_state(conn, "policies_digest", digest)
+        write_state(conn, "policies_digest", digest)
     return True
 
 

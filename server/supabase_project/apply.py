@@ -14,10 +14,12 @@ from __future__ import annotations
 import psycopg
 
 from server.config import Settings
+from server.db.migrate import read_state, write_state
+from server.db.project import migration_lock
 from server.supabase_project.buckets import upload_bucket_objects, upsert_buckets
 from server.supabase_project.config_toml import ProjectConfig, read_project_config
 from server.supabase_project.layout import SupabaseProject, find_project
-from server.supabase_project.migrations import PROJECT_LOCK_KEY, apply_migrations, ensure_history
+from server.supabase_project.migrations import apply_migrations, ensure_history
 from server.supabase_project.seed import seed_database, seed_globals
 
 SETUP_STATE = "supabase_project_setup"
@@ -26,18 +28,15 @@ SETUP_STATE = "supabase_project_setup"
 def _setup_pending(conn: psycopg.Connection) -> bool:
     with conn.transaction():
         if ensure_history(conn):
-            conn.execute(
-                "insert into supalite.state (key, value) values (%s, 'pending') "
-                "on conflict (key) do update set value = excluded.value", [SETUP_STATE])
-    row = conn.execute("select value from supalite.state where key = %s", [SETUP_STATE]).fetchone()
-    return row is not None and row[0] == "pending"
+            write_state(conn, SETUP_STATE, "pending")
+    return read_state(conn, SETUP_STATE) == "pending"
 
 
 def apply_project(settings: Settings, owner_url: str, project: SupabaseProject, config: ProjectConfig,
                   *, seed: bool = True, roles: bool = True) -> bool:
-    """Migrate, and on a first setup seed and upload; True when it was a first setup."""
+    """Migrate, and on a first setup seed and upload; True when it was a first setup.
+    The caller holds the migration lock (server/db/project.py migrate)."""
     with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute("select pg_advisory_lock(%s)", [PROJECT_LOCK_KEY])
         first = _setup_pending(conn)
         if first and roles:
             seed_globals(conn, project)
@@ -48,8 +47,7 @@ def apply_project(settings: Settings, owner_url: str, project: SupabaseProject, 
         upsert_buckets(conn, config.buckets, verbose=first)
         if first:
             upload_bucket_objects(settings, owner_url, project, config.buckets)
-            conn.execute("update supalite.state set value = 'done' where key = %s", [SETUP_STATE])
-        # Closing the session releases the advisory lock, on any error too.
+            write_state(conn, SETUP_STATE, "done")
     return first
 
 
@@ -66,8 +64,7 @@ def seed_project(settings: Settings, owner_url: str) -> bool:
     if project is None:
         return False
     config = read_project_config(project)
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute("select pg_advisory_lock(%s)", [PROJECT_LOCK_KEY])
+    with migration_lock(owner_url), psycopg.connect(owner_url, autocommit=True) as conn:
         ensure_history(conn)
         seed_database(conn, project, config, again=True)
         upsert_buckets(conn, config.buckets, verbose=True)

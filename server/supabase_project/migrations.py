@@ -33,10 +33,6 @@ MIGRATION_FILE = re.compile(r"^([0-9]+)_(.*)\.sql$")
 _OLD_INIT = re.compile(r"([0-9]{14})_init\.sql")
 _OLD_INIT_BEFORE = 20211209000000
 
-# A session lock distinct from the platform migrator's transaction lock (migrate.py):
-# project migrations span several transactions.
-PROJECT_LOCK_KEY = 0x5350_4C55
-
 # The CLI's bookkeeping DDL (pkg/migration/history.go), kept statement for statement.
 HISTORY_DDL = (
     "CREATE SCHEMA IF NOT EXISTS supabase_migrations",
@@ -118,7 +114,7 @@ def applied_versions(conn: psycopg.Connection) -> list[str]:
 def apply_migrations(conn: psycopg.Connection, project: SupabaseProject) -> list[str]:
     """Run every local migration whose version is not recorded; the file names applied.
 
-    The caller holds PROJECT_LOCK_KEY and has created the history tables.
+    The caller holds the migration lock (server/db/project.py) and has created the history tables.
     """
     done = set(applied_versions(conn))
     label = project.relative(project.migrations_dir)

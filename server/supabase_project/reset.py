@@ -129,13 +129,11 @@ def remove_stored_objects(settings: Settings, keys: list[str]) -> None:
         shutil.rmtree(settings.data_dir / "storage" / RESUMABLE_DIR, ignore_errors=True)
 
 
-def _exposed_relations(owner_url: str, schema: str) -> set[str]:
-    with psycopg.connect(owner_url, autocommit=True) as conn:
-        conn.execute("notify pgrst, 'reload schema'")
-        rows = conn.execute(
-            """select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
-               where n.nspname = %s and c.relkind in ('r', 'p', 'v', 'm', 'f')
-                 and has_table_privilege('service_role', c.oid, 'select')""", [schema]).fetchall()
+def _exposed_relations(conn: psycopg.Connection, schema: str) -> set[str]:
+    rows = conn.execute(
+        """select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+           where n.nspname = %s and c.relkind in ('r', 'p', 'v', 'm', 'f')
+             and has_table_privilege('service_role', c.oid, 'select')""", [schema]).fetchall()
     return {name for (name,) in rows}
 
 
@@ -157,7 +155,9 @@ def wait_for_schema_cache(settings: Settings, owner_url: str, timeout: float = S
     """
     if not health_answers(settings):
         return
-    expected = _exposed_relations(owner_url, settings.db_schemas[0])
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        conn.execute("notify pgrst, 'reload schema'")  # in case no DDL of the setup told it already
+        expected = _exposed_relations(conn, settings.db_schemas[0])
     url, key = f"{local_url(settings)}/rest/v1/", service_role_key(settings)
     deadline, current = time.monotonic() + timeout, 0
     while time.monotonic() < deadline and current < max(settings.workers, 1) * 2:

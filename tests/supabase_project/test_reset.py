@@ -73,6 +73,8 @@ def served(owner_url: str) -> Iterator[tuple[Path, harness.LiveServer]]:
     root = make_project()
     data = harness.scratch_dir("reset-data-") / "data"
     server = harness.start_server(url, data_dir=data, extra_env={"SUPALITE_PROJECT_DIR": str(root)})
+    # The commands of the tests find the server where a user's settings say it listens.
+    server.env["SUPALITE_PORT"] = str(server.settings.port)
     yield root, server
     server.stop()
     harness.drop_database(owner_url, name)
