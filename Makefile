@@ -100,7 +100,12 @@ run: export SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT ?= 168h
 run: setup $(WEB_BUILD)
 	$(BIN)/supalite serve --seed
 
-test: setup-test $(WEB_BUILD) /usr/bin/chromium $(PG15) $(POSTGIS) $(NGINX)
+# Debian's PgBouncer: tests/topology runs the replicas through it in transaction mode.
+PGBOUNCER := /usr/sbin/pgbouncer
+$(PGBOUNCER):
+	apt-get install -y pgbouncer || (apt-get update && apt-get install -y pgbouncer)
+
+test: setup-test $(WEB_BUILD) /usr/bin/chromium $(PG15) $(POSTGIS) $(NGINX) $(PGBOUNCER)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
 	cd web && npm run lint && npm test

@@ -19,7 +19,7 @@ from server import auth, realtime, rest, storage, web
 from server.auth.jwt import keys_from_settings
 from server.config import Settings, load_settings
 from server.context import AppContext
-from server.db.database import api_conninfo
+from server.db.database import api_conninfo, session_url
 from server.db.health import DatabaseHealth, check_pools, is_unavailable
 from server.db.listener import Listener
 from server.db.pool import make_pool
@@ -34,7 +34,7 @@ def build_context(settings: Settings) -> AppContext:
         keys=keys_from_settings(settings),
         api_pool=make_pool(api_conninfo(settings, settings.database_url), settings.db_pool_size, "api", watchdog),
         admin_pool=make_pool(settings.database_url, max(2, settings.db_pool_size // 2), "admin", watchdog),
-        listener=Listener(settings.database_url),
+        listener=Listener(session_url(settings, settings.database_url)),  # LISTEN needs a session
         health=watchdog,
     )
 

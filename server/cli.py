@@ -69,7 +69,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
 
     from server.auth.jwt import anon_key
     from server.auth.mail import startup_line as mail_startup_line
-    from server.db.database import owner_database
+    from server.db.database import owner_database, session_url
     from server.db.project import migrate
     from server.supabase_project.process import print_warnings as print_project_warnings
 
@@ -80,9 +80,9 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with owner_database(settings) as owner_url:
         if settings.migrate_on_start:
-            migrate(settings, owner_url)
+            migrate(settings, session_url(settings, owner_url))
         if getattr(args, "seed", False):
-            _seed(settings, owner_url)
+            _seed(settings, session_url(settings, owner_url))
         _export_for_workers(settings, owner_url)
         print(f"supalite: serving {settings.api_url} (anon key {anon_key(settings)[:24]}...)", flush=True)
         print(mail_startup_line(settings), flush=True)

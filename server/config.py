@@ -149,6 +149,7 @@ SETTINGS: dict[str, Setting] = {
     "service_role_key": Setting("SUPALITE_SERVICE_ROLE_KEY", "", "service_role API key. Default: signed with the JWT secret"),
     "db_port": Setting("SUPALITE_DB_PORT", "54322", "Port of the embedded PostgreSQL (0: any free port)"),
     "db_pool_size": Setting("SUPALITE_DB_POOL_SIZE", "10", "API connections per worker"),
+    "db_direct_url": Setting("SUPALITE_DB_DIRECT_URL", "", "PostgreSQL URL (owner role) for what needs a session: LISTEN, migrations and their lock. Set it when DATABASE_URL is a transaction-mode pooler. Empty: DATABASE_URL"),
     "authenticator_password": Setting("SUPALITE_AUTHENTICATOR_PASSWORD", "", "Password of the authenticator role. Default: derived from the JWT secret"),
     "migrate_on_start": Setting("SUPALITE_MIGRATE_ON_START", "true", "Apply platform schema, migrations, policies, buckets at start"),
     "project_dir": Setting("SUPALITE_PROJECT_DIR", ".", "Folder holding migrations/, policies/, storage/ and web/dist"),
@@ -156,6 +157,7 @@ SETTINGS: dict[str, Setting] = {
     "db_extra_search_path": Setting("PGRST_DB_EXTRA_SEARCH_PATH", "public,extensions", "Extra search_path for REST requests"),
     "db_max_rows": Setting("PGRST_DB_MAX_ROWS", "", "Upper bound on rows a REST read returns (empty: none)"),
     "db_aggregates_enabled": Setting("PGRST_DB_AGGREGATES_ENABLED", "true", "Allow count(), sum()... in REST select"),
+    "db_prepared_statements": Setting("PGRST_DB_PREPARED_STATEMENTS", "true", "Prepare REST statements once per connection; false behind a transaction-mode pooler older than PgBouncer 1.21"),
     "db_plan_enabled": Setting("PGRST_DB_PLAN_ENABLED", "false", "Allow Accept: application/vnd.pgrst.plan (explain)"),
     "db_tx_end": Setting("PGRST_DB_TX_END", "commit-allow-override", "commit, commit-allow-override, rollback, rollback-allow-override"),
     "rest_max_body_bytes": Setting("SUPALITE_REST_MAX_BODY_BYTES", "10485760", "Largest /rest/v1 request body in bytes (10 MiB); larger: 413"),
@@ -220,7 +222,7 @@ SETTINGS: dict[str, Setting] = {
 _PARSERS: dict[str, Callable[[str], object]] = {
     "port": int, "workers": int, "dev": _bool, "jwt_expiry": int, "db_port": int,
     "db_pool_size": int, "migrate_on_start": _bool, "db_schemas": _csv,
-    "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_plan_enabled": _bool,
+    "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_prepared_statements": _bool, "db_plan_enabled": _bool,
     "mailer_autoconfirm": _bool, "max_sessions_per_user": int, "rate_limits_enabled": _bool,
     "file_size_limit": int, "rest_max_body_bytes": int, "tus_url_expiry_ms": int, "tus_part_size": int,
     "sessions_timebox": go_duration, "sessions_inactivity_timeout": go_duration,
@@ -261,6 +263,7 @@ class Settings:
     service_role_key: str = ""
     db_port: int = 54322
     db_pool_size: int = 10
+    db_direct_url: str = ""
     authenticator_password: str = ""
     migrate_on_start: bool = True
     project_dir: Path = field(default_factory=lambda: Path(".").resolve())
@@ -268,6 +271,7 @@ class Settings:
     db_extra_search_path: tuple[str, ...] = ("public", "extensions")
     db_max_rows: int | None = None
     db_aggregates_enabled: bool = True
+    db_prepared_statements: bool = True
     db_plan_enabled: bool = False
     db_tx_end: str = "commit-allow-override"
     rest_max_body_bytes: int = 10485760

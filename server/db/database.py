@@ -64,6 +64,13 @@ def sqlalchemy_url(url: str) -> str:
     ).render_as_string(hide_password=False)
 
 
+def session_url(settings: Settings, owner_url: str) -> str:
+    """Where a session's state must hold (LISTEN, the migration lock, DDL, one-off commands):
+    SUPALITE_DB_DIRECT_URL when set, as DATABASE_URL is then a transaction-mode pooler that
+    hands each transaction whichever server connection is free; else `owner_url`."""
+    return settings.db_direct_url or owner_url
+
+
 @contextmanager
 def owner_database(settings: Settings, *, fast_unsafe: bool = False) -> Iterator[str]:
     """Yield the owner URL; start (and finally stop) the embedded cluster when there is no URL."""
@@ -103,6 +110,7 @@ def command_database(settings: Settings) -> Iterator[str]:
     url = running_database_url(settings)
     if url is not None:
         if settings.database_url:
+            url = session_url(settings, url)
             check_reachable(url)
         yield url
         return

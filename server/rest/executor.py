@@ -91,9 +91,12 @@ def verdict(tx: Tx, result: Result) -> bool:
 
 
 class Executor:
-    def __init__(self, pool: Pool, search_paths: dict[str, str]) -> None:
+    def __init__(self, pool: Pool, search_paths: dict[str, str], prepare: bool = True) -> None:
         self.pool = pool
         self.search_paths = search_paths  # schema -> its search_path
+        # PGRST_DB_PREPARED_STATEMENTS: off behind a transaction-mode pooler, where the next
+        # transaction may run on a server connection that never saw the statement prepared.
+        self.prepare = prepare
 
     async def run(self, ctx: RequestContext, schema: str, statement: flight.Statement, values: Values,
                   tx: Tx, estimate: flight.Step | None = None) -> Result:
@@ -124,17 +127,17 @@ class Executor:
     async def _flight(self, lease: Watched, steps: list[flight.Step], tx: Tx, estimated: bool) -> Result:
         conn = lease.conn
         try:
-            results = await flight.run(conn, steps, lease)
+            results = await flight.run(conn, steps, lease, self.prepare)
             result = Result(flight.rows(results[2]), flight.rows(results[3]) if estimated else None)
             if tx.decided_by_result:
                 try:
                     commit = verdict(tx, result)
                 except errors.ApiError:
-                    await flight.run(conn, [(ROLLBACK, ())], lease)
+                    await flight.run(conn, [(ROLLBACK, ())], lease, self.prepare)
                     raise
-                await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())], lease)
+                await flight.run(conn, [(COMMIT if commit else ROLLBACK, ())], lease, self.prepare)
             return result
         except psycopg.Error:
             if not conn.closed and conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-                await flight.run(conn, [(ROLLBACK, ())], lease)
+                await flight.run(conn, [(ROLLBACK, ())], lease, self.prepare)
             raise

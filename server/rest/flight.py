@@ -120,8 +120,10 @@ class Watch(Protocol):
     def detach(self) -> None: ...
 
 
-async def run(conn: AsyncConnection, steps: Sequence[Step], watch: Watch | None = None) -> list[pq.abc.PGresult]:
-    """Send every step and a Sync in one write; return each step's result.
+async def run(conn: AsyncConnection, steps: Sequence[Step], watch: Watch | None = None,
+              prepare: bool = True) -> list[pq.abc.PGresult]:
+    """Send every step and a Sync in one write; return each step's result. `prepare=False`
+    sends every statement unnamed (the pool is a transaction-mode pooler's).
 
     On the first failing step, raise it as a psycopg error (the server skips the rest of the
     flight until Sync, so the transaction is rolled back, or left failed for the caller to
@@ -131,7 +133,7 @@ async def run(conn: AsyncConnection, steps: Sequence[Step], watch: Watch | None 
     """
     pgconn = conn.pgconn
     known = PREPARED.of(conn)
-    expected = _send(pgconn, steps, known)
+    expected = _send(pgconn, steps, known, prepare)
     if watch is None:
         fd = pgconn.socket
 
@@ -160,11 +162,12 @@ async def run(conn: AsyncConnection, steps: Sequence[Step], watch: Watch | None 
 _STEP, _PREPARE, _CLOSE = 0, 1, 2
 
 
-def _send(pgconn: pq.abc.PGconn, steps: Sequence[Step], known: OrderedDict[bytes, bytes]) -> list[tuple[int, Any]]:
+def _send(pgconn: pq.abc.PGconn, steps: Sequence[Step], known: OrderedDict[bytes, bytes],
+          prepare: bool) -> list[tuple[int, Any]]:
     expected: list[tuple[int, Any]] = []
     pgconn.enter_pipeline_mode()
     for i, (stmt, params) in enumerate(steps):
-        if stmt.prepare:
+        if stmt.prepare and prepare:
             name = known.get(stmt.text)
             if name is None:
                 name = PREPARED.new_name()

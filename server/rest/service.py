@@ -47,7 +47,8 @@ class RestService:
         self.max_body = settings.rest_max_body_bytes
         self.plan_config = PlanConfig(settings.db_max_rows, settings.db_tx_end, settings.db_aggregates_enabled)
         self.schema_cache = SchemaCacheHolder(ctx, self.schemas)
-        self.executor = Executor(ctx.api_pool, {s: search_path(s, settings.db_extra_search_path) for s in self.schemas})
+        self.executor = Executor(ctx.api_pool, {s: search_path(s, settings.db_extra_search_path) for s in self.schemas},
+                                 prepare=settings.db_prepared_statements)
         self.statements = StatementCache()
         self.schema_cache.on_reload.append(lambda _cache: self.statements.clear())
         ctx.on_startup.append(self.schema_cache.start)

@@ -34,19 +34,21 @@ def site_conf(listen: str, api: str, resolver: str = "127.0.0.1") -> str:
     return text
 
 
-def write_conf(prefix: Path, site: str, http_extra: str = "") -> Path:
+def write_conf(prefix: Path, site: str, http_extra: str = "", access_log: str = "off") -> Path:
     """A whole nginx.conf under `prefix` (pid, logs, temp files there) including `site` inside
-    its http block, as the nginx image's own nginx.conf includes conf.d."""
+    its http block, as the nginx image's own nginx.conf includes conf.d. `http_extra` goes in
+    the http block; `access_log` is that directive's value there."""
     (prefix / "site.conf").write_text(site)
     conf = prefix / "nginx.conf"
     conf.write_text(
         f"worker_processes 1;\npid {prefix}/nginx.pid;\nerror_log {prefix}/error.log;\n"
         "events {}\n"
         "http {\n"
-        f"  access_log off;\n  client_body_temp_path {prefix}/body;\n"
+        f"  client_body_temp_path {prefix}/body;\n"
         f"  proxy_temp_path {prefix}/proxy;\n  fastcgi_temp_path {prefix}/fastcgi;\n"
         f"  uwsgi_temp_path {prefix}/uwsgi;\n  scgi_temp_path {prefix}/scgi;\n"
         f"{http_extra}"
+        f"  access_log {access_log};\n"  # after http_extra, which may define its format
         f"  include {prefix}/site.conf;\n"
         "}\n")
     return conf

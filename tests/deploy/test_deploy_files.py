@@ -16,20 +16,10 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
-
 from server.db.embedded import free_port
+from tests.deploy.compose import COMPOSE, COMPOSE_VARIABLE, compose, dotenv_values, service_environment
 from tests.deploy.nginx import NGINX, nginx_test, running_nginx, site_conf, write_conf
 from tests.harness import REPO, scratch_dir
-
-COMPOSE = REPO / "docker-compose.yml"
-# ${NAME}, ${NAME:-default}, ${NAME-default}, ${NAME:?message}, ${NAME?message}
-COMPOSE_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}")
-
-
-def compose() -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
-    return data
 
 
 def makefile_lines() -> list[str]:
@@ -91,6 +81,26 @@ def test_env_example_lists_every_compose_variable_with_its_default() -> None:
         # A required one is listed empty: compose refuses to start until it is set.
         assert example[name] == ("" if default is None else default), name
     assert variables["SUPALITE_JWT_SECRET"] is None
+
+
+def test_replicas_pool_through_pgbouncer_and_keep_sessions_direct() -> None:
+    from configparser import ConfigParser
+    from urllib.parse import urlsplit
+
+    services = compose()["services"]
+    environment = service_environment("api", dotenv_values((REPO / ".env.example").read_text()) |
+                                      {"SUPALITE_JWT_SECRET": "x" * 32})
+    pooled, direct = urlsplit(environment["DATABASE_URL"]), urlsplit(environment["SUPALITE_DB_DIRECT_URL"])
+    assert (pooled.hostname, pooled.port, direct.hostname, direct.port) == ("pgbouncer", 6432, "db", 5432)
+    assert (pooled.username, pooled.password, pooled.path) == (direct.username, direct.password, direct.path)
+    assert environment["PGRST_DB_PREPARED_STATEMENTS"] == "false"  # no named statements in transaction mode
+    assert "./deploy/pgbouncer.ini:/etc/pgbouncer/pgbouncer.ini:ro" in services["pgbouncer"]["volumes"]
+    ini = ConfigParser()
+    ini.read_string((REPO / "deploy" / "pgbouncer.ini").read_text())
+    bouncer = ini["pgbouncer"]
+    assert bouncer["pool_mode"] == "transaction" and bouncer["listen_port"] == "6432"
+    assert bouncer["auth_user"] == pooled.username  # the owner looks up every other role's secret
+    assert ini["databases"]["*"] == "host=db port=5432"
 
 
 def test_replicas_trust_only_the_proxy_for_forwarded_headers() -> None:

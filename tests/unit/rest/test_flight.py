@@ -102,3 +102,18 @@ def test_prepared_statements_are_bounded_per_connection(database_url: str, monke
         return (await cur.fetchone())[0], len(flight.PREPARED.of(conn))
 
     assert run(database_url, body) == (3, 3)
+
+
+def test_unprepared_flights_leave_no_statement_on_the_server(database_url: str) -> None:
+    """PGRST_DB_PREPARED_STATEMENTS=false: a transaction-mode pooler may run the next flight on
+    a server connection that never saw a statement prepared, so none is named."""
+    stmt = flight.to_statement(b"select %s::int * 2", prepare=True)
+
+    async def body(conn):
+        for _ in range(3):
+            results = await flight.run(conn, [(BEGIN, ()), (stmt, stmt.bind([21])), (COMMIT, ())], prepare=False)
+            assert flight.rows(results[1]) == [("42",)]
+        cur = await conn.execute("select count(*) from pg_prepared_statements")
+        return (await cur.fetchone())[0], len(flight.PREPARED.of(conn))
+
+    assert run(database_url, body) == (0, 0)
