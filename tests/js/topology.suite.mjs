@@ -207,3 +207,65 @@ test("the site's / is the built app", async () => {
   assert.equal(bundle.status, 200);
   assert.match(bundle.headers.get('content-type'), /javascript/);
 });
+
+// Last: the stack has one replica left after it.
+test('a replica killed mid-traffic: clients retry onto the other, subscribers rejoin there', async () => {
+  const victim = Number(process.env.TOPOLOGY_VICTIM_PGID);
+  const survivor = process.env.TOPOLOGY_SURVIVOR;
+  // Two users, each writing its own notes and subscribed to them; their sockets opened one
+  // after the other, so one of them is on the replica that dies.
+  const users = [];
+  for (let i = 0; i < 2; i++) {
+    const { served, fetch } = tracked();
+    const supabase = userClient(fetch);
+    await signedUp(supabase);
+    users.push({ supabase, served, events: [] });
+  }
+  for (const user of users) {
+    user.channel = user.supabase.channel(`kill-${crypto.randomBytes(4).toString('hex')}`)
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: TABLE }, ({ new: row }) => user.events.push(row.body));
+    await subscribed(user.channel);
+  }
+  const firstFailures = [];
+  const retriesFailed = [];
+  let killed = false;
+  let running = true;
+  const servedAfterKill = [];
+  const loop = async ({ supabase, served }, n) => {
+    for (let i = 0; running; i++) {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const afterKill = killed;
+        const { error } = i % 2
+          ? await supabase.from(TABLE).insert({ body: `loop ${n}.${i}` })
+          : await supabase.from(TABLE).select('id').limit(1);
+        if (!error) {
+          if (afterKill) servedAfterKill.push(served.at(-1).replica);
+          break;
+        }
+        (attempt === 0 ? firstFailures : retriesFailed).push(`${error.code ?? ''} ${error.message.replace(/\s+/g, ' ').slice(0, 80)}`);
+      }
+    }
+  };
+  const loops = [...users.map(loop), ...users.map(loop)]; // two loops per user: four clients
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  process.kill(-victim, 'SIGKILL'); // the replica's process group: its master and workers
+  killed = true;
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  running = false;
+  await Promise.all(loops);
+  assert.deepEqual(retriesFailed, []);
+  assert.ok(firstFailures.length <= loops.length, `at most one in flight per client: ${firstFailures}`);
+  const tail = servedAfterKill.slice(loops.length); // past the kill's moment
+  assert.ok(tail.length > 20 && tail.every((replica) => replica.endsWith(survivor)), `${new Set(tail)}`);
+  // Both subscribers get what is written now: the one whose socket died has rejoined the survivor.
+  for (const [n, user] of users.entries()) {
+    await waitFor(() => user.channel.state === 'joined', `subscriber ${n} joined again`, 20000);
+  }
+  for (const [n, user] of users.entries()) {
+    const body = `after the kill ${n}`;
+    assert.equal((await user.supabase.from(TABLE).insert({ body })).error, null);
+    await waitFor(() => user.events.includes(body), `subscriber ${n} sees a note written after the kill`, 10000);
+  }
+  console.log(`killed mid-traffic: ${firstFailures.length} requests failed once (${firstFailures}), ${servedAfterKill.length} answered after`);
+  for (const { supabase } of users) await supabase.removeAllChannels();
+});
