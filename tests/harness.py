@@ -7,6 +7,7 @@ import asyncio
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import psycopg
@@ -89,8 +91,22 @@ def unique_name(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:10]}"
 
 
+class ApiKeys:
+    """The anon and service_role keys of a server's settings."""
+
+    settings: Settings
+
+    @property
+    def anon_key(self) -> str:
+        return anon_key(self.settings)
+
+    @property
+    def service_key(self) -> str:
+        return service_role_key(self.settings)
+
+
 @dataclass
-class LiveServer:
+class LiveServer(ApiKeys):
     """A `supalite serve` process, with what a client needs to reach it."""
 
     url: str
@@ -100,14 +116,6 @@ class LiveServer:
     log_path: Path
     env: dict[str, str] = field(default_factory=dict)
     scratch: list[Path] = field(default_factory=list)  # removed when the server stops
-
-    @property
-    def anon_key(self) -> str:
-        return anon_key(self.settings)
-
-    @property
-    def service_key(self) -> str:
-        return service_role_key(self.settings)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -136,6 +144,32 @@ def wait_healthy(url: str, process: subprocess.Popen[bytes] | None, timeout: flo
             pass
         time.sleep(0.05)
     raise RuntimeError(f"server at {url} not healthy after {timeout}s")
+
+
+def wait_listening(port: int, proc: subprocess.Popen[Any], what: str, timeout: float = 30) -> None:
+    """Until `proc` accepts on 127.0.0.1:`port`; fails when it exits or the time is up."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{what} is not listening on {port} after {timeout} s") from None
+            time.sleep(0.05)
+
+
+def stop_process(proc: subprocess.Popen[Any], sig: int = signal.SIGTERM) -> None:
+    """`sig`, then SIGKILL if it has not exited 15 s later."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
 
 
 def start_server(database_url: str | None, *, extra_env: dict[str, str] | None = None,

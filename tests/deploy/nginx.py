@@ -4,14 +4,12 @@ it listens and where the replicas are: for tests of the proxy and of the product
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.harness import REPO
+from tests.harness import REPO, stop_process, wait_listening
 
 NGINX = Path("/usr/sbin/nginx")
 SITE_CONF = REPO / "deploy" / "nginx.conf"
@@ -67,22 +65,10 @@ def running_nginx(conf: Path, port: int) -> Iterator[subprocess.Popen[str]]:
                              "-c", str(conf), "-g", "daemon off;"], text=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"nginx exited: {proc.stderr.read() if proc.stderr else ''}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("nginx did not start listening") from None
-                time.sleep(0.05)
+        try:
+            wait_listening(port, proc, "nginx")
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}: {proc.stderr.read() if proc.stderr and proc.poll() is not None else ''}") from None
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)

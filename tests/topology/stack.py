@@ -12,7 +12,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -26,7 +25,6 @@ from typing import Any
 import httpx
 import psycopg
 
-from server.auth.jwt import anon_key, service_role_key
 from server.config import Settings, load_settings
 from server.db.embedded import PG_SYSTEM_USER, EmbeddedPostgres, free_port
 from tests import harness
@@ -56,30 +54,6 @@ def pgbouncer_conf(prefix: Path, port: int, db_port: int) -> str:
             raise AssertionError(f"deploy/pgbouncer.ini: expected one line matching {pattern.pattern}")
     # [pgbouncer] is the file's last section: where its own files go, no unix socket.
     return text + f"\npidfile = {prefix}/pgbouncer.pid\nlogfile = {prefix}/pgbouncer.log\nunix_socket_dir =\n"
-
-
-def _wait_port(port: int, proc: subprocess.Popen[Any], what: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{what} is not listening on {port} after {timeout} s") from None
-            time.sleep(0.05)
-
-
-def _stop(proc: subprocess.Popen[Any], sig: int = signal.SIGTERM) -> None:
-    if proc.poll() is None:
-        proc.send_signal(sig)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 @contextmanager
@@ -113,10 +87,10 @@ def running_pgbouncer(folder: Path, db_url: str) -> Iterator[int]:
     proc = subprocess.Popen([str(PGBOUNCER), *run_as, str(prefix / "pgbouncer.ini")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        _wait_port(port, proc, "pgbouncer")
+        harness.wait_listening(port, proc, "pgbouncer")
         yield port
     finally:
-        _stop(proc, signal.SIGINT)  # SIGINT: PgBouncer's safe shutdown
+        harness.stop_process(proc, signal.SIGINT)  # SIGINT: PgBouncer's safe shutdown
 
 
 @contextmanager
@@ -226,7 +200,7 @@ def start_replicas(settings_env: dict[str, str], folder: Path, count: int = 2) -
 
 
 @dataclass
-class Topology:
+class Topology(harness.ApiKeys):
     url: str  # nginx: what clients reach
     settings: Settings  # a replica's settings (keys, secret)
     replicas: list[Replica]
@@ -240,13 +214,6 @@ class Topology:
     def database_url(self) -> str:
         return self.db_url
 
-    @property
-    def anon_key(self) -> str:
-        return anon_key(self.settings)
-
-    @property
-    def service_key(self) -> str:
-        return service_role_key(self.settings)
 
 
 # nginx's own part of the test conf: the replicas as one upstream (compose's DNS name with
