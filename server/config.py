@@ -406,6 +406,9 @@ def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = P
         raise ConfigError(f"GOTRUE_SMS_PROVIDER must be empty or 'hook', not {values['sms_provider']!r}")
     if values["sms_provider"] == "hook" and not values["hook_send_sms_uri"]:
         raise ConfigError("GOTRUE_SMS_PROVIDER=hook needs GOTRUE_HOOK_SEND_SMS_URI")
+    if values["db_direct_url"] and not values["database_url"]:
+        # Else the embedded cluster would be served while migrations and LISTEN went elsewhere.
+        raise ConfigError("SUPALITE_DB_DIRECT_URL needs DATABASE_URL (the pooler in front of that PostgreSQL)")
     values["app_settings"] = app_settings(env)
     values["auth_providers"] = auth_providers(env)
     assert {f.name for f in fields(Settings)} == set(SETTINGS) | {"app_settings", "auth_providers"}, \

@@ -13,10 +13,12 @@ def run() -> None:
 
     config = context.config
     url = config.attributes.get("sqlalchemy_url")
-    if url is None:  # run by the alembic CLI: same settings as the server
+    if url is None:  # run by the alembic CLI: where `supalite migrate` would run it
         from server.db.database import sqlalchemy_url
 
-        url = sqlalchemy_url(os.environ["DATABASE_URL"])
+        # SUPALITE_DB_DIRECT_URL first (server/db/database.py session_url): DATABASE_URL may be
+        # a transaction-mode pooler, where a revision's SET would outlive it on a shared connection.
+        url = sqlalchemy_url(os.environ.get("SUPALITE_DB_DIRECT_URL") or os.environ["DATABASE_URL"])
     engine = create_engine(url, poolclass=pool.NullPool)
     with engine.connect() as connection:
         connection.exec_driver_sql("create schema if not exists supalite")

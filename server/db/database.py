@@ -33,14 +33,14 @@ def describe(url: str) -> str:
     return f"{parts.get('host', 'localhost')}:{parts.get('port', 5432)}/{parts.get('dbname', '')}"
 
 
-def check_reachable(url: str) -> None:
+def check_reachable(url: str, setting: str = "DATABASE_URL") -> None:
     try:
         psycopg.connect(url, connect_timeout=5).close()
     except psycopg.OperationalError as exc:
         reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else "connection failed"
         raise ConfigError(f"cannot reach the database at {describe(url)}: {reason}") from None
     except psycopg.ProgrammingError as exc:
-        raise ConfigError(f"invalid DATABASE_URL: {exc}") from None
+        raise ConfigError(f"invalid {setting}: {exc}") from None
 
 
 def sqlalchemy_url(url: str) -> str:
@@ -76,6 +76,8 @@ def owner_database(settings: Settings, *, fast_unsafe: bool = False) -> Iterator
     """Yield the owner URL; start (and finally stop) the embedded cluster when there is no URL."""
     if settings.database_url:
         check_reachable(settings.database_url)
+        if settings.db_direct_url:  # LISTEN and migrations: unreachable, said now, not as a realtime outage
+            check_reachable(settings.db_direct_url, "SUPALITE_DB_DIRECT_URL")
         yield settings.database_url
         return
     from server.supabase_project.postgres import project_embedded
@@ -111,7 +113,7 @@ def command_database(settings: Settings) -> Iterator[str]:
     if url is not None:
         if settings.database_url:
             url = session_url(settings, url)
-            check_reachable(url)
+            check_reachable(url, "SUPALITE_DB_DIRECT_URL" if settings.db_direct_url else "DATABASE_URL")
         yield url
         return
     with owner_database(settings) as owner_url:

@@ -55,6 +55,23 @@ def test_unreachable_database_url() -> None:
     assert_one_line_error(result, f"cannot reach the database at 127.0.0.1:{port}/postgres")
 
 
+def test_unreachable_direct_url(database_url: str) -> None:
+    """LISTEN and migrations go to SUPALITE_DB_DIRECT_URL: unreachable, one line at start, not a
+    migration's traceback (nor, without migrations, a realtime that never listens)."""
+    port = harness.free_port()
+    result = run_cli("serve", "--port", str(harness.free_port()),
+                     env={"DATABASE_URL": database_url,
+                          "SUPALITE_DB_DIRECT_URL": f"postgresql://postgres:x@127.0.0.1:{port}/postgres"})
+    assert_one_line_error(result, f"cannot reach the database at 127.0.0.1:{port}/postgres")
+
+
+def test_direct_url_without_database_url() -> None:
+    """Else the embedded PostgreSQL would be served while migrations and LISTEN went elsewhere."""
+    result = run_cli("serve", "--port", str(harness.free_port()),
+                     env={"SUPALITE_DB_DIRECT_URL": f"postgresql://postgres:x@127.0.0.1:{harness.free_port()}/postgres"})
+    assert_one_line_error(result, "SUPALITE_DB_DIRECT_URL needs DATABASE_URL")
+
+
 def test_port_in_use(database_url: str) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -156,3 +156,20 @@ def test_a_failing_revision_is_reported_and_rolled_back(owner_url: str, template
             assert conn.execute("select to_regclass('public.half')").fetchone() == (None,)
     finally:
         harness.drop_database(owner_url, name)
+
+
+def test_the_alembic_cli_uses_the_direct_url(database_url: str) -> None:
+    """`alembic` run by hand in compose's api container: DATABASE_URL is PgBouncer in transaction
+    mode, so the CLI migrates through SUPALITE_DB_DIRECT_URL, as `supalite migrate` does."""
+    import os
+    import sys
+
+    pooler = f"postgresql://postgres:x@127.0.0.1:{harness.free_port()}/postgres"  # nothing listens
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUPALITE_")}
+    env.update(DATABASE_URL=pooler, SUPALITE_DB_DIRECT_URL=database_url)
+    result = subprocess.run([sys.executable, "-m", "alembic", "current"], cwd=harness.REPO, env=env,
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    with psycopg.connect(database_url) as conn:
+        (head,) = conn.execute("select version_num from supalite.alembic_version").fetchone()
+    assert head in result.stdout
