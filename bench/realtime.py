@@ -27,6 +27,7 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.figures import record
 from tests import harness
 from tests.realtime.support import user_token
 
@@ -155,6 +156,9 @@ def main() -> None:
               f" | ratio {msgs / SUPABASE_RLS_MSGS:.2f}")
         rate = asyncio.run(broadcast_fanout(server, args.sockets, args.messages))
         print(f"broadcast fan-out, {args.sockets} sockets: {rate:.0f} msg/s delivered")
+        record("realtime", f"postgres_changes, {args.subscribers} subscribers under RLS", f"{msgs} msg/s, p95 {p95 * 1000:.0f} ms",
+               msgs / SUPABASE_RLS_MSGS, f"Supabase 2-core ~{SUPABASE_RLS_MSGS} msg/s", "p95 < 1 s")
+        record("realtime", f"broadcast fan-out, {args.sockets} sockets", f"{rate:.0f} msg/s")
     finally:
         server.stop()
         try:

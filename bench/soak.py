@@ -29,6 +29,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.figures import record
 from tests import harness
 
 LEARNER = {"email": "eleve@example.com", "password": "eleve-demo-123"}
@@ -137,6 +138,9 @@ def report(tally: Tally, clients: int, seconds: float) -> None:
         print(f"{kind:<22} {len(values):>7} {statistics.median(values) * 1000:>8.1f} {p99 * 1000:>8.1f}")
     for line in tally.five_xx:
         print("  5xx sample:", line)
+    five_xx = sum(v for k, v in tally.statuses.items() if k == "5xx")
+    record("soak", f"{clients} clients, {seconds:.0f} s, mixed REST/auth/storage",
+           f"{total / seconds:.0f} req/s, {five_xx} 5xx, {tally.statuses.get('timeout', 0)} timeouts", aim="0 5xx")
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.figures import record
 from tests import harness
 
 
@@ -35,6 +36,9 @@ def main() -> None:
     print(f"cold start (initdb + migrate + serve): {cold:.2f} s   (aim < 10 s; supabase start: minutes on first pull)")
     print(f"warm start:                            {warm:.2f} s   (aim < 3 s;  supabase start: ~30 s with images cached)")
     print(f"resident memory, server + postgres:    {rss:.0f} MB   (aim < 300 MB; Supabase advises 7 GB RAM for Docker)")
+    record("startup", "cold start (initdb + migrate + serve)", f"{cold:.2f} s", aim="< 10 s")
+    record("startup", "warm start", f"{warm:.2f} s", aim="< 3 s")
+    record("startup", "resident memory, server + postgres", f"{rss:.0f} MB", aim="< 300 MB")
     subprocess.run(["rm", "-rf", str(data_dir.parent)], check=False)
 
 

@@ -1,14 +1,21 @@
-"""uvicorn's httptools protocol with a bound on a request's head (request line + headers).
+"""uvicorn's httptools protocol with a bound on a request's head (request line + headers),
+sending each response's head and body in one write.
 
 httptools itself accepts a header of any size, holding it whole in memory while it arrives,
 so one client could send megabytes of header per connection. Here a head larger than
 `MAX_HEAD_BYTES` is answered `431 Request Header Fields Too Large` and the connection
 closed: counted while it arrives (a head still incomplete after that many bytes) and once
 complete (a head that arrived in one read).
+
+uvicorn writes a response's head, then its body: two send() calls, two segments on a
+TCP_NODELAY socket, and the client woken twice. Measured on a cached REST read, those
+writes were a third of the worker's CPU. The head is held until the body's first write
+(or until the loop's next turn, for a response whose body comes later) and goes out with it.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -29,12 +36,67 @@ class HeadTooLarge(Exception):
     pass
 
 
+# A body chunk up to this size is sent in the same write as the head (joined: one copy);
+# a larger one follows it in a write of its own.
+COALESCE_MAX_BYTES = 64 * 1024
+_RESPONSE_HEAD = b"HTTP/1.1 "
+
+
+class CoalescingTransport:
+    """The connection's transport, holding a response head back for the body's first write.
+
+    uvicorn writes a head as one bytes object starting with the status line; a body that
+    happened to start with those bytes would only wait for the loop's next turn."""
+
+    __slots__ = ("_held", "_loop", "_transport")
+
+    def __init__(self, transport: Any) -> None:  # asyncio's or uvloop's
+        self._transport = transport
+        self._loop = asyncio.get_running_loop()
+        self._held: bytes | None = None
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            if len(data) <= COALESCE_MAX_BYTES:
+                self._transport.write(held + bytes(data))
+                return
+            self._transport.write(held)
+        elif data[:9] == _RESPONSE_HEAD:
+            self._held = bytes(data)
+            self._loop.call_soon(self._flush)  # a body that does not follow at once
+            return
+        self._transport.write(data)
+
+    def _flush(self) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            if not self._transport.is_closing():
+                self._transport.write(held)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def is_closing(self) -> bool:  # asked on every read: spared __getattr__
+        result: bool = self._transport.is_closing()
+        return result
+
+    def __getattr__(self, name: str) -> Any:  # everything else is the transport's
+        return getattr(self._transport, name)
+
+
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._in_head = True  # between a message's start and its headers' end
         self._head_bytes = 0
         self._too_large = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(CoalescingTransport(transport))  # type: ignore[arg-type]
 
     def data_received(self, data: bytes) -> None:
         was_in_head = self._in_head
