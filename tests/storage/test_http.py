@@ -4,8 +4,12 @@ storage format, bucket limits, path checks, and RLS deciding every access."""
 from __future__ import annotations
 
 import hashlib
+import socket
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlparse
 
 import httpx
 import pytest
@@ -157,6 +161,60 @@ def test_chunked_upload_past_the_limit_leaves_nothing(client: httpx.Client, live
     folder = live_server.settings.data_dir / "storage" / name
     assert not folder.exists() or not [p for p in folder.rglob("*") if p.is_file()]
     info = client.get(f"/storage/v1/object/info/{name}/big.bin", headers=service_headers(live_server))
+    assert info.json()["code"] == "NoSuchKey"
+
+
+def test_multi_megabyte_upload_comes_back_exact(client: httpx.Client, live_server: LiveServer, bucket: str) -> None:
+    """Many blocks, in chunks of uneven sizes: the bytes, size and MD5 ETag come back exact."""
+    data = hashlib.shake_256(b"multi-megabyte").digest(9 * 1024 * 1024 + 4321)
+    sizes = [1, 10, 70_000, 1_048_576, 333_333]
+
+    def body() -> Iterator[bytes]:
+        position, turn = 0, 0
+        while position < len(data):
+            size = sizes[turn % len(sizes)]
+            yield data[position:position + size]
+            position, turn = position + size, turn + 1
+
+    response = client.post(f"/storage/v1/object/{bucket}/big/exact.bin", content=body(),
+                           headers={**service_headers(live_server), "content-type": "application/octet-stream",
+                                    "content-length": str(len(data))})
+    assert response.status_code == 200, response.text
+    got = client.get(f"/storage/v1/object/{bucket}/big/exact.bin", headers=service_headers(live_server))
+    assert got.content == data
+    assert got.headers["content-length"] == str(len(data))
+    assert got.headers["etag"] == f'"{hashlib.md5(data).hexdigest()}"'
+    info = client.get(f"/storage/v1/object/info/{bucket}/big/exact.bin", headers=service_headers(live_server))
+    assert info.json()["size"] == len(data)
+
+
+def test_client_vanishing_mid_body_leaves_nothing(client: httpx.Client, live_server: LiveServer) -> None:
+    """The connection closed after 3 of 8 announced MB: no object, no partial file."""
+    name = f"vanish-{uuid.uuid4().hex[:6]}"
+    create_bucket(client, live_server, name)
+    url = urlparse(live_server.url)
+    head = (f"POST /storage/v1/object/{name}/gone.bin HTTP/1.1\r\nHost: {url.netloc}\r\n"
+            f"Authorization: Bearer {live_server.service_key}\r\napikey: {live_server.service_key}\r\n"
+            f"Content-Type: application/octet-stream\r\nContent-Length: {8 * 1024 * 1024}\r\n\r\n")
+    folder = live_server.settings.data_dir / "storage" / name
+
+    def files() -> list[Path]:
+        return [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else []
+
+    def wait_for(done: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 30  # a bound on the wait, not a timing assertion
+        while not done() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    with socket.create_connection((url.hostname, url.port)) as raw:
+        raw.sendall(head.encode())
+        for _ in range(3):
+            raw.sendall(b"v" * 1024 * 1024)
+        wait_for(lambda: any(p.stat().st_size > 0 for p in files() if p.exists()))
+        assert [p.name.endswith(".part") for p in files()] == [True]  # mid-body: the server waits for more
+    wait_for(lambda: not files())
+    assert not files()
+    info = client.get(f"/storage/v1/object/info/{name}/gone.bin", headers=service_headers(live_server))
     assert info.json()["code"] == "NoSuchKey"
 
 

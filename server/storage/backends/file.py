@@ -30,11 +30,13 @@ import anyio
 
 from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
 from server.storage.backends.fileread import open_for_reading, read_range
+from server.storage.backends.filewrite import write_stream
 
 T = TypeVar("T")
 log = logging.getLogger("supalite.storage.file")
 _PART_NAME = re.compile(r"\..+\.[0-9a-f]{32}\.part")
 _SCRATCH = re.compile(r"[0-9a-f]{32}")
+MTIME_SLACK = 0.05
 RESUMABLE_DIR = "#resumable"  # '#' is no bucket name's character: never an object's folder
 
 
@@ -77,20 +79,9 @@ class FileBackend:
         final = self.path(key)
         temp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.part")
         digest = hashlib.md5(usedforsecurity=False)
-        size = 0
         handle: BinaryIO = await anyio.to_thread.run_sync(_in_folder, temp, lambda: _open_locked(temp))
         try:
-            buffer = bytearray()
-            async for chunk in chunks:
-                size += len(chunk)
-                if size > limit:
-                    raise TooLarge()
-                buffer += chunk
-                if len(buffer) >= CHUNK:
-                    block, buffer = bytes(buffer), bytearray()
-                    await anyio.to_thread.run_sync(_write_block, handle, digest, block)
-            if buffer:
-                await anyio.to_thread.run_sync(_write_block, handle, digest, bytes(buffer))
+            size = await write_stream(handle.fileno(), digest, chunks, limit)
             await anyio.to_thread.run_sync(_commit, handle, temp, final)
         except BaseException:
             handle.close()
@@ -301,7 +292,9 @@ def _remove_if_abandoned(path: Path, started_at: float) -> bool:
     except OSError:
         return False  # gone meanwhile: renamed into place or removed by its writer
     try:
-        if os.fstat(fd).st_mtime >= started_at:
+        # Slack: file times tick by the kernel's coarse clock (a few ms behind time.time()),
+        # so a file created just after the start, its writer not yet locking it, looks older.
+        if os.fstat(fd).st_mtime >= started_at - MTIME_SLACK:
             return False  # written since this process started: maybe a live upload
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -320,11 +313,6 @@ def _pwrite(fd: int, block: bytes, position: int) -> None:
     while view:
         written = os.pwrite(fd, view, position)
         view, position = view[written:], position + written
-
-
-def _write_block(handle: BinaryIO, digest: hashlib._Hash, block: bytes) -> None:
-    digest.update(block)
-    handle.write(block)
 
 
 def _mtime(path: Path) -> datetime:
