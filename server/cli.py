@@ -66,12 +66,14 @@ def _export_for_workers(settings: Settings, owner_url: str) -> None:
 
 def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
 
     from server.auth.jwt import anon_key
     from server.auth.mail import startup_line as mail_startup_line
     from server.db.database import owner_database, session_url
     from server.db.project import migrate
     from server.supabase_project.process import print_warnings as print_project_warnings
+    from server.workers import run_workers
 
     print_project_warnings(settings)
     check_bind_allowed(settings)
@@ -86,12 +88,11 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         _export_for_workers(settings, owner_url)
         print(f"supalite: serving {settings.api_url} (anon key {anon_key(settings)[:24]}...)", flush=True)
         print(mail_startup_line(settings), flush=True)
-        uvicorn.run(
+        config = uvicorn.Config(
             "server.app:app_from_environment",
             factory=True,
             host=settings.host,
             port=settings.port,
-            workers=settings.workers,
             proxy_headers=True,
             forwarded_allow_ips=settings.forwarded_allow_ips,
             log_level=settings.log_level,
@@ -103,6 +104,12 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
             # listeners) runs with its own bounds, so the whole stop stays within 10 s.
             timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         )
+        if settings.workers > 1:
+            return run_workers(config, settings.workers)  # a listening socket per worker
+        server = uvicorn.Server(config)
+        server.run()
+        if not server.started:
+            return STARTUP_FAILURE
     return 0
 
 
