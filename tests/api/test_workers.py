@@ -65,5 +65,5 @@ def test_connections_spread_over_the_workers_and_a_dead_worker_is_replaced() -> 
         remaining = workers_of(server)
         server.stop()
     assert server.process.returncode == 0
-    gone, alive = psutil.wait_procs(remaining, timeout=10)
+    _, alive = psutil.wait_procs(remaining, timeout=10)
     assert alive == []  # SIGTERM to the supervisor stops every worker
