@@ -62,8 +62,10 @@ def test_connections_spread_over_the_workers_and_a_dead_worker_is_replaced() -> 
     finally:
         for client in clients:
             client.close()
-        remaining = workers_of(server)
-        server.stop()
+        try:
+            remaining = workers_of(server)
+        finally:
+            server.stop()
     assert server.process.returncode == 0
     _, alive = psutil.wait_procs(remaining, timeout=10)
     assert alive == []  # SIGTERM to the supervisor stops every worker
