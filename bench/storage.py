@@ -20,18 +20,21 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import httpx
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.figures import record
 from tests import harness
 from tests.storage import tus_client as tus
 
@@ -155,13 +158,11 @@ def resumable_upload(client: httpx.Client, headers: dict[str, str], pid: int, si
           " (aim < 50)")
 
 
-def loopback_ceiling(path: Path, headers: dict[str, str]) -> float:
-    """Seconds for the same client to fetch `path` from a bare `sendfile` socket server."""
-    import socket
-
+@contextmanager
+def bare_server(answer: Callable[[socket.socket], None]) -> Iterator[int]:
+    """A socket server on loopback (no HTTP framework) calling `answer` on each connection in
+    turn; its port."""
     listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    size = path.stat().st_size
 
     def serve() -> None:
         while True:
@@ -169,26 +170,33 @@ def loopback_ceiling(path: Path, headers: dict[str, str]) -> float:
                 conn, _ = listener.accept()
             except OSError:
                 return
-            with conn, open(path, "rb") as handle:
-                conn.recv(65536)
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
-                conn.sendfile(handle)
+            with conn:
+                answer(conn)
 
     threading.Thread(target=serve, daemon=True).start()
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as raw:
-            return min(download(raw, headers, "ceiling")[0] for _ in range(3))
+        yield listener.getsockname()[1]
     finally:
         listener.close()
+
+
+def loopback_ceiling(path: Path, headers: dict[str, str]) -> float:
+    """Seconds for the same client to fetch `path` from a bare `sendfile` socket server."""
+    size = path.stat().st_size
+
+    def answer(conn: socket.socket) -> None:
+        with open(path, "rb") as handle:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % size)
+            conn.sendfile(handle)
+
+    with bare_server(answer) as port, httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as raw:
+        return min(download(raw, headers, "ceiling")[0] for _ in range(3))
 
 
 def upload_ceiling(path: Path, headers: dict[str, str], rounds: int) -> float:
     """Seconds for the same client to send `path` to a bare socket server that writes it
     to a file and fsyncs it before answering (what any server must do for an upload)."""
-    import socket
-
-    listener = socket.create_server(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
     target = path.with_name("ceiling.bin")
 
     def receive(conn: socket.socket) -> None:
@@ -212,21 +220,10 @@ def upload_ceiling(path: Path, headers: dict[str, str], rounds: int) -> float:
             os.fsync(out.fileno())
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except OSError:
-                return
-            with conn:
-                receive(conn)
-
-    threading.Thread(target=serve, daemon=True).start()
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as raw:
+        with bare_server(receive) as port, httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as raw:
             return min(upload(raw, headers, "ceiling", path) for _ in range(rounds))
     finally:
-        listener.close()
         target.unlink(missing_ok=True)
 
 
@@ -289,6 +286,10 @@ def main() -> None:
             print(f"disk write     {size / write_s:9.1f} MB/s")
             print(f"upload         {size / up_s:9.1f} MB/s   ratio {write_s / up_s:.2f}")
             print(f"upload ceiling {size / up_ceiling_s:9.1f} MB/s   upload / ceiling {up_ceiling_s / up_s:.2f} (aim >= 0.5)")
+            record("storage", f"download {size} MB", f"{size / down_s:.0f} MB/s", ceiling_s / down_s,
+                   f"loopback ceiling {size / ceiling_s:.0f} MB/s", ">= 0.5")
+            record("storage", f"upload {size} MB", f"{size / up_s:.0f} MB/s", up_ceiling_s / up_s,
+                   f"loopback ceiling {size / up_ceiling_s:.0f} MB/s", ">= 0.5")
             sample.unlink()
 
             big = work / "big.bin"
@@ -296,8 +297,10 @@ def main() -> None:
             pid = server.process.pid
             with RssPeak(lambda: harness.process_tree_rss(pid)) as rss:
                 big_s = upload(client, headers, "big.bin", big)
-            print(f"{args.big_mb} MB upload  {args.big_mb / big_s:9.1f} MB/s   "
-                  f"peak RSS growth {(rss.peak - rss.baseline) / MB:.1f} MB (aim < 50)")
+            growth = (rss.peak - rss.baseline) / MB
+            print(f"{args.big_mb} MB upload  {args.big_mb / big_s:9.1f} MB/s   peak RSS growth {growth:.1f} MB (aim < 50)")
+            record("storage", f"upload {args.big_mb} MB", f"{args.big_mb / big_s:.0f} MB/s, peak RSS growth {growth:.1f} MB",
+                   aim="RSS growth < 50 MB")
     finally:
         if server:
             server.stop()
