@@ -18,11 +18,14 @@ from __future__ import annotations
 import logging
 import signal
 import socket
+import sys
 import threading
 from typing import Any
 
 from uvicorn.config import STARTUP_FAILURE, Config
 from uvicorn.supervisors.multiprocess import Process
+
+from server.config import ConfigError
 
 log = logging.getLogger("uvicorn.error")
 CHECK_EVERY = 0.5  # seconds between two rounds of health checks (uvicorn's)
@@ -39,24 +42,50 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
     except BaseException:
         sock.close()
         raise
-    sock.set_inheritable(True)
     return sock
+
+
+def claim_port(port: int) -> socket.socket | None:
+    """Held by the supervisor while it serves: a second one for the same port fails here
+    instead of joining this one's SO_REUSEPORT group, which the kernel lets any process of
+    the same user join (`check_port_free` ran before the embedded PostgreSQL started, and
+    while no worker listens yet the placeholder alone does not refuse it). An abstract Unix
+    socket name (Linux), released when the process ends however it ends."""
+    if not sys.platform.startswith("linux"):
+        return None
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        claim.bind(f"\0supalite-serve-port-{port}")
+    except BaseException:
+        claim.close()
+        raise
+    return claim
 
 
 class Worker(Process):
     """uvicorn's worker process, serving on a socket of its own instead of the parent's."""
 
     def target(self, sockets: list[socket.socket] | None = None) -> None:
-        for inherited in sockets or ():
-            inherited.close()  # the parent's placeholder: bound, never listening
-        super().target([reuse_port_socket(self.config.host, self.config.port)])
+        try:
+            sock = reuse_port_socket(self.config.host, self.config.port)
+        except OSError as exc:  # taken by a socket outside the group: another start would fail too
+            log.error("cannot listen on %s:%d: %s", self.config.host, self.config.port, exc.strerror)
+            sys.exit(STARTUP_FAILURE)
+        super().target([sock])
 
 
 def run_workers(config: Config, count: int) -> int:
     """Serve with `count` workers until SIGINT or SIGTERM; the exit status."""
-    # Bound in the group but never listening, so it gets no connections: it holds the port
-    # while a worker is being replaced.
-    placeholder = reuse_port_socket(config.host, config.port)
+    claim = None
+    try:
+        claim = claim_port(config.port)
+        # Bound in the group but never listening, so it gets no connections: it holds the
+        # port while a worker is being replaced.
+        placeholder = reuse_port_socket(config.host, config.port)
+    except OSError as exc:
+        if claim is not None:
+            claim.close()
+        raise ConfigError(f"cannot listen on {config.host}:{config.port}: {exc.strerror}") from None
     stopping = threading.Event()
     status = 0
 
@@ -65,8 +94,10 @@ def run_workers(config: Config, count: int) -> int:
         stopping.set()
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    workers = [_start(config, placeholder) for _ in range(count)]
+    workers: list[Worker] = []
     try:
+        for _ in range(count):  # inside `try`: a failed start stops those already started
+            workers.append(_start(config))
         while not stopping.wait(CHECK_EVERY):
             for index, worker in enumerate(workers):
                 if stopping.is_set() or worker.is_alive(timeout=config.timeout_worker_healthcheck):
@@ -79,19 +110,21 @@ def run_workers(config: Config, count: int) -> int:
                     stopping.set()
                     break
                 log.warning("Worker process [%s] died; starting another.", worker.pid)
-                workers[index] = _start(config, placeholder)
+                workers[index] = _start(config)
     finally:
         for worker in workers:
             worker.terminate()
         for worker in workers:
             worker.join()
         placeholder.close()
+        if claim is not None:
+            claim.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return status
 
 
-def _start(config: Config, placeholder: socket.socket) -> Worker:
-    worker = Worker(config, [placeholder])
+def _start(config: Config) -> Worker:
+    worker = Worker(config, [])  # its socket is its own, bound in the worker
     worker.start()
     return worker
