@@ -20,6 +20,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from typing import Any
 
 from uvicorn.config import STARTUP_FAILURE, Config
@@ -29,6 +30,9 @@ from server.config import ConfigError
 
 log = logging.getLogger("uvicorn.error")
 CHECK_EVERY = 0.5  # seconds between two rounds of health checks (uvicorn's)
+# Seconds the workers get to stop once told to (their graceful shutdown is bounded by less);
+# one still running then is hung, and killed: the supervisor returns, PostgreSQL is stopped.
+STOP_WAIT = 10.0
 
 
 def reuse_port_socket(host: str, port: int) -> socket.socket:
@@ -114,7 +118,12 @@ def run_workers(config: Config, count: int) -> int:
     finally:
         for worker in workers:
             worker.terminate()
+        deadline = time.monotonic() + STOP_WAIT
         for worker in workers:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            if worker.exitcode is None:
+                log.warning("Worker process [%s] did not stop; killing it.", worker.pid)
+                worker.kill()
             worker.join()
         placeholder.close()
         if claim is not None:

@@ -1,7 +1,8 @@
 """server.workers without a server: a worker that cannot bind its socket fails to start
 (the supervisor then stops instead of starting another, forever), a second supervisor for
 the same port is refused instead of joining the first one's SO_REUSEPORT group, and a
-worker that cannot be started stops those already running."""
+worker that cannot be started stops those already running, and one that does not stop when
+told to is killed (the supervisor returns, and the embedded PostgreSQL is stopped)."""
 
 from __future__ import annotations
 
@@ -66,14 +67,40 @@ def test_a_second_supervisor_for_the_port_is_refused(monkeypatch: pytest.MonkeyP
     again.close()
 
 
+class FakeProcess:
+    def __init__(self, hung: bool) -> None:
+        self.hung = hung
+        self.exitcode: int | None = None
+
+    def join(self, timeout: float | None = None) -> None:
+        if not self.hung:
+            self.exitcode = 0
+
+
 class FakeWorker:
-    def __init__(self) -> None:
-        self.terminated = self.joined = False
+    pid = 4321
+
+    def __init__(self, hung: bool = False) -> None:
+        self.process = FakeProcess(hung)
+        self.terminated = self.killed = self.joined = False
+
+    @property
+    def exitcode(self) -> int | None:
+        return self.process.exitcode
+
+    def is_alive(self, timeout: float) -> bool:
+        signal.raise_signal(signal.SIGTERM)  # the supervisor told to stop
+        return True
 
     def terminate(self) -> None:
         self.terminated = True
 
+    def kill(self) -> None:
+        self.killed = True
+        self.process.exitcode = -signal.SIGKILL
+
     def join(self) -> None:
+        assert self.process.exitcode is not None, "waiting forever for a hung worker"
         self.joined = True
 
 
@@ -91,4 +118,16 @@ def test_a_worker_failing_to_start_stops_those_started(monkeypatch: pytest.Monke
     with pytest.raises(OSError, match="cannot start a process"):
         workers.run_workers(config_for(free_port()), 2)
     assert started[0].terminated and started[0].joined
+    assert signal.getsignal(signal.SIGTERM) is handler
+
+
+def test_a_worker_not_stopping_when_told_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
+    started = [FakeWorker(), FakeWorker(hung=True)]
+    queue = iter(started)
+    monkeypatch.setattr(workers, "_start", lambda config, *_: next(queue))
+    monkeypatch.setattr(workers, "CHECK_EVERY", 0.01)
+    monkeypatch.setattr(workers, "STOP_WAIT", 0.05)
+    handler = signal.getsignal(signal.SIGTERM)
+    assert workers.run_workers(config_for(free_port()), 2) == 0
+    assert [(w.terminated, w.killed, w.joined) for w in started] == [(True, False, True), (True, True, True)]
     assert signal.getsignal(signal.SIGTERM) is handler
