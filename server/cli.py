@@ -81,10 +81,11 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     # SIGTERM unwinds like Ctrl-C, so the embedded PostgreSQL is stopped on the way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with owner_database(settings) as owner_url:
+        direct_url = session_url(settings, owner_url)  # migrations and the seed need a session
         if settings.migrate_on_start:
-            migrate(settings, session_url(settings, owner_url))
+            migrate(settings, direct_url)
         if getattr(args, "seed", False):
-            _seed(settings, session_url(settings, owner_url))
+            _seed(settings, direct_url)
         _export_for_workers(settings, owner_url)
         print(f"supalite: serving {settings.api_url} (anon key {anon_key(settings)[:24]}...)", flush=True)
         print(mail_startup_line(settings), flush=True)

@@ -6,9 +6,13 @@ told to is killed (the supervisor returns, and the embedded PostgreSQL is stoppe
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 from uvicorn.config import STARTUP_FAILURE, Config
@@ -67,67 +71,79 @@ def test_a_second_supervisor_for_the_port_is_refused(monkeypatch: pytest.MonkeyP
     again.close()
 
 
-class FakeProcess:
-    def __init__(self, hung: bool) -> None:
-        self.hung = hung
-        self.exitcode: int | None = None
-
-    def join(self, timeout: float | None = None) -> None:
-        if not self.hung:
-            self.exitcode = 0
+READY_DIR = "SUPALITE_TEST_WORKERS_READY"  # where each sleeping worker says it is set up
 
 
-class FakeWorker:
-    pid = 4321
+class SleepingWorker(workers.Worker):
+    """A real worker process that answers the supervisor's health checks and serves nothing."""
 
-    def __init__(self, hung: bool = False) -> None:
-        self.process = FakeProcess(hung)
-        self.terminated = self.killed = self.joined = False
+    ignores_sigterm = False
 
-    @property
-    def exitcode(self) -> int | None:
-        return self.process.exitcode
-
-    def is_alive(self, timeout: float) -> bool:
-        signal.raise_signal(signal.SIGTERM)  # the supervisor told to stop
-        return True
-
-    def terminate(self) -> None:
-        self.terminated = True
-
-    def kill(self) -> None:
-        self.killed = True
-        self.process.exitcode = -signal.SIGKILL
-
-    def join(self) -> None:
-        assert self.process.exitcode is not None, "waiting forever for a hung worker"
-        self.joined = True
+    def target(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.ignores_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        threading.Thread(target=self.always_pong, daemon=True).start()
+        (Path(os.environ[READY_DIR]) / str(os.getpid())).touch()
+        time.sleep(300)
 
 
-def test_a_worker_failing_to_start_stops_those_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[FakeWorker] = []
+class StubbornWorker(SleepingWorker):
+    """One that does not stop when told to: its main thread stuck, as in a C call."""
 
-    def start(config: Config, *_: object) -> FakeWorker:
+    ignores_sigterm = True
+
+
+def stop_supervisor_once(ready: Path, count: int) -> threading.Thread:
+    """SIGTERM to this process (the supervisor's) once `count` workers are set up."""
+
+    def wait_then_stop() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if len(list(ready.iterdir())) == count:
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=wait_then_stop, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_worker_failing_to_start_stops_those_started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(READY_DIR, str(tmp_path))
+    started: list[workers.Worker] = []
+
+    def start(config: Config) -> workers.Worker:
         if started:
             raise OSError("cannot start a process")
-        started.append(FakeWorker())
+        started.append(SleepingWorker(config, []))
+        started[-1].start()
         return started[-1]
 
     monkeypatch.setattr(workers, "_start", start)
     handler = signal.getsignal(signal.SIGTERM)
     with pytest.raises(OSError, match="cannot start a process"):
         workers.run_workers(config_for(free_port()), 2)
-    assert started[0].terminated and started[0].joined
+    assert started[0].exitcode == -signal.SIGTERM  # told to stop, and waited for
     assert signal.getsignal(signal.SIGTERM) is handler
 
 
-def test_a_worker_not_stopping_when_told_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
-    started = [FakeWorker(), FakeWorker(hung=True)]
-    queue = iter(started)
-    monkeypatch.setattr(workers, "_start", lambda config, *_: next(queue))
-    monkeypatch.setattr(workers, "CHECK_EVERY", 0.01)
-    monkeypatch.setattr(workers, "STOP_WAIT", 0.05)
+def test_a_worker_not_stopping_when_told_is_killed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(READY_DIR, str(tmp_path))
+    kinds = iter([SleepingWorker, StubbornWorker])
+    started: list[workers.Worker] = []
+
+    def start(config: Config) -> workers.Worker:
+        worker = next(kinds)(config, [])
+        worker.start()
+        started.append(worker)
+        return worker
+
+    monkeypatch.setattr(workers, "_start", start)
+    monkeypatch.setattr(workers, "STOP_WAIT", 2.0)
     handler = signal.getsignal(signal.SIGTERM)
+    stopper = stop_supervisor_once(tmp_path, 2)
     assert workers.run_workers(config_for(free_port()), 2) == 0
-    assert [(w.terminated, w.killed, w.joined) for w in started] == [(True, False, True), (True, True, True)]
+    stopper.join()
+    assert [w.exitcode for w in started] == [-signal.SIGTERM, -signal.SIGKILL]
     assert signal.getsignal(signal.SIGTERM) is handler

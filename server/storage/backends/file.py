@@ -30,7 +30,7 @@ import anyio
 
 from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
 from server.storage.backends.fileread import open_for_reading, read_range
-from server.storage.backends.filewrite import write_stream
+from server.storage.backends.filewrite import pwrite_all, write_stream
 
 T = TypeVar("T")
 log = logging.getLogger("supalite.storage.file")
@@ -206,14 +206,14 @@ class FileBackend:
                 buffer += chunk
                 if len(buffer) >= CHUNK:
                     block, buffer = bytes(buffer), bytearray()
-                    await anyio.to_thread.run_sync(_pwrite, fd, block, position)
+                    await anyio.to_thread.run_sync(pwrite_all, fd, [block], position)
                     position += len(block)
         finally:
             # Whatever ended the stream (its end, a client gone), what arrived is kept.
             with anyio.CancelScope(shield=True):
                 try:
                     if buffer:
-                        await anyio.to_thread.run_sync(_pwrite, fd, bytes(buffer), position)
+                        await anyio.to_thread.run_sync(pwrite_all, fd, [bytes(buffer)], position)
                         position += len(buffer)
                     await anyio.to_thread.run_sync(os.fsync, fd)
                 finally:
@@ -306,13 +306,6 @@ def _remove_if_abandoned(path: Path, started_at: float) -> bool:
         return False
     finally:
         os.close(fd)
-
-
-def _pwrite(fd: int, block: bytes, position: int) -> None:
-    view = memoryview(block)
-    while view:
-        written = os.pwrite(fd, view, position)
-        view, position = view[written:], position + written
 
 
 def _mtime(path: Path) -> datetime:

@@ -79,7 +79,7 @@ class _Workers:
         """Hand a block over, first waiting for the oldest while DEPTH are in flight."""
         await self._wait_until(2 * (DEPTH - 1))  # a hash and a write per block
         self.last_hash = self._start(self._hash_after(self.last_hash, block))
-        self._start(anyio.to_thread.run_sync(_pwrite, self.fd, block, self.offset))
+        self._start(anyio.to_thread.run_sync(_write_block, self.fd, block, self.offset))
         self.offset += length
 
     async def drain(self) -> None:
@@ -118,9 +118,9 @@ def _hash(digest: hashlib._Hash, block: list[bytes]) -> None:
         digest.update(chunk)  # releases the GIL (past 2 KiB): the loop keeps receiving meanwhile
 
 
-def _pwrite(fd: int, block: list[bytes], offset: int) -> None:
-    start = offset
-    views = [memoryview(chunk) for chunk in block if chunk]
+def pwrite_all(fd: int, pieces: list[bytes], offset: int) -> int:
+    """Write every piece, in order, at `offset` (short writes resumed); the offset after them."""
+    views = [memoryview(piece) for piece in pieces if piece]
     while views:
         written = os.pwritev(fd, views, offset)
         offset += written
@@ -128,7 +128,12 @@ def _pwrite(fd: int, block: list[bytes], offset: int) -> None:
             written -= len(views.pop(0))
         if views and written:
             views[0] = views[0][written:]
-    _start_writeback(fd, start, offset - start)
+    return offset
+
+
+def _write_block(fd: int, block: list[bytes], offset: int) -> None:
+    end = pwrite_all(fd, block, offset)
+    _start_writeback(fd, offset, end - offset)
 
 
 def _start_writeback(fd: int, offset: int, length: int) -> None:
