@@ -16,9 +16,11 @@ writes were a third of the worker's CPU. The head is held until the body's first
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from server import rest_lane
 
 # Generous next to nginx's 32 KiB default: an access token carries the user's metadata.
 MAX_HEAD_BYTES = 64 * 1024
@@ -80,6 +82,11 @@ class CoalescingTransport:
         self._flush()
         self._transport.close()
 
+    @property
+    def raw(self) -> Any:
+        """The transport itself, for a writer that sends whole responses (server.rest_lane)."""
+        return self._transport
+
     def is_closing(self) -> bool:  # asked on every read: spared __getattr__
         result: bool = self._transport.is_closing()
         return result
@@ -94,6 +101,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._in_head = True  # between a message's start and its headers' end
         self._head_bytes = 0
         self._too_large = False
+        self._rest = rest_lane.rest_service(self.app)  # None: every request through ASGI
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(CoalescingTransport(transport))  # type: ignore[arg-type]
@@ -120,7 +128,35 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             raise HeadTooLarge  # the parser stops; send_400_response answers 431 instead
         self._in_head = False
         self._head_bytes = 0
+        if self._rest is not None and not self.parser.should_upgrade():
+            request_target = rest_lane.target(self.url)
+            if request_target is not None:
+                self._start_rest_cycle(*request_target)
+                return
         super().on_headers_complete()
+
+    def _start_rest_cycle(self, path: str, query: str) -> None:
+        """uvicorn's on_headers_complete for a /rest/v1 request, its cycle a RestCycle."""
+        assert self._rest is not None
+        http_version = self.parser.get_http_version()
+        method = self.parser.get_method().decode("ascii")
+        self.scope["method"] = method
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in self.headers}
+        existing_cycle = self.cycle
+        self.cycle = rest_lane.RestCycle(
+            self._rest, method, path, query, headers,
+            scope=self.scope, transport=cast(CoalescingTransport, self.transport).raw, flow=self.flow, logger=self.logger,
+            access_logger=self.access_logger, access_log=self.access_log,
+            default_headers=self.server_state.default_headers, message_event=asyncio.Event(),
+            expect_100_continue=self.expect_100_continue,
+            keep_alive=http_version != "1.0" and self.parser.should_keep_alive(),
+            on_response=self.on_response_complete,
+        )
+        if existing_cycle is None or existing_cycle.response_complete:
+            self._start_asgi_task(self.cycle, self.app)
+        else:  # pipelined: it waits for the response before it, as uvicorn's own cycles do
+            self.flow.pause_reading()
+            self.pipeline.appendleft((self.cycle, self.app))
 
     def send_400_response(self, msg: str) -> None:
         if self._too_large:

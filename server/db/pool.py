@@ -75,9 +75,10 @@ class Watched:
     def _readable(self) -> None:
         waiter = self.waiter
         if waiter is not None:
+            self.waiter = None
             if not waiter.done():
                 waiter.set_result(None)
-            return
+                return
         # Readable while nobody waits: a notice, or the server closing the connection.
         # Read it now (the loop would call again and again otherwise).
         try:
@@ -86,20 +87,21 @@ class Watched:
             self.detach()
             self.broken = True
 
-    async def wait(self, write: bool = False) -> None:
+    def readable(self) -> asyncio.Future[None]:
+        """A future done when the socket is readable. A future rather than a coroutine: a
+        flight awaits it on every request, and a coroutine would be one more level to resume."""
         fut: asyncio.Future[None] = self.loop.create_future()
-        if write:  # only when the socket buffer was full: rare, so registered per wait
-            self.loop.add_writer(self.fd, _wake, fut)
-            try:
-                await fut
-            finally:
-                self.loop.remove_writer(self.fd)
-            return
         self.waiter = fut
+        return fut
+
+    async def wait_writable(self) -> None:
+        """Only when the socket buffer was full: rare, so registered per wait."""
+        fut: asyncio.Future[None] = self.loop.create_future()
+        self.loop.add_writer(self.fd, _wake, fut)
         try:
             await fut
         finally:
-            self.waiter = None
+            self.loop.remove_writer(self.fd)
 
     def detach(self) -> None:
         """Stop watching the socket: before psycopg waits on it, or the connection closes."""

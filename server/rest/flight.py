@@ -16,7 +16,7 @@ import asyncio
 import re
 import weakref
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -113,9 +113,11 @@ Step = tuple[Statement, Sequence["bytes | None"]]  # the statement and its encod
 
 
 class Watch(Protocol):
-    """How a flight waits on its socket when the caller watches it already (server.rest.pool)."""
+    """How a flight waits on its socket (server.db.pool.Watched watches it all the time)."""
 
-    async def wait(self, write: bool = False) -> None: ...
+    def readable(self) -> Awaitable[None]: ...
+
+    async def wait_writable(self) -> None: ...
 
     def detach(self) -> None: ...
 
@@ -130,23 +132,48 @@ async def run(conn: AsyncConnection, steps: Sequence[Step], watch: Watch | None 
     roll back when the flight began one with BEGIN). The connection must be idle and borrowed
     exclusively (from the pool). If the wait is interrupted (cancelled task), the connection
     is closed: its results are still in flight, so the pool must not hand it out again.
+
+    The results are read here rather than in a helper coroutine: this runs once per REST
+    request, and every coroutine level costs on each wake-up.
     """
     pgconn = conn.pgconn
     known = PREPARED.of(conn)
     expected = _send(pgconn, steps, known, prepare)
     if watch is None:
-        fd = pgconn.socket
-
-        async def wait(write: bool = False) -> None:
-            await _ready(fd, write)
-    else:
-        wait = watch.wait
+        watch = _Socket(pgconn.socket)
+    results: list[Any] = [None] * len(steps)
+    error = None
     try:
-        results, error = await _receive(pgconn, len(steps), expected, known, wait)
+        while pgconn.flush():  # only when the socket buffer was full
+            await watch.wait_writable()
+            pgconn.consume_input()  # keep reading so the server never blocks on a full socket
+        for kind, payload in expected:
+            while pgconn.is_busy():
+                await watch.readable()
+                pgconn.consume_input()
+            res = pgconn.get_result()
+            while pgconn.is_busy():  # the NULL that ends each command's results
+                await watch.readable()
+                pgconn.consume_input()
+            pgconn.get_result()
+            if res is None:  # pragma: no cover - protocol guard
+                raise psycopg.InternalError("missing result in flight")
+            status = res.status
+            if status == _FATAL and error is None:
+                error = res
+            if kind == _STEP:
+                results[payload] = res
+            elif kind == _PREPARE and status == _COMMAND_OK:
+                known[payload[0]] = payload[1]
+        while pgconn.is_busy():
+            await watch.readable()
+            pgconn.consume_input()
+        sync = pgconn.get_result()
+        if sync is None or sync.status != _SYNC:  # pragma: no cover - protocol guard
+            raise psycopg.InternalError("flight without its sync")
     except BaseException:
         if pgconn.pipeline_status:
-            if watch is not None:
-                watch.detach()  # before the socket closes: its number may be reused at once
+            watch.detach()  # before the socket closes: its number may be reused at once
             pgconn.finish()
         raise
     pgconn.exit_pipeline_mode()
@@ -187,43 +214,25 @@ def _send(pgconn: pq.abc.PGconn, steps: Sequence[Step], known: OrderedDict[bytes
     return expected
 
 
-async def _receive(pgconn: pq.abc.PGconn, n: int, expected: list[tuple[int, Any]],
-                   known: OrderedDict[bytes, bytes], wait: Callable[..., Awaitable[None]]) -> tuple[list[Any], Any]:
-    while pgconn.flush():  # only when the socket buffer was full
-        await wait(True)
-        pgconn.consume_input()  # keep reading so the server never blocks on a full socket
-    results: list[Any] = [None] * n
-    error = None
-    for kind, payload in expected:
-        while pgconn.is_busy():
-            await wait()
-            pgconn.consume_input()
-        res = pgconn.get_result()
-        while pgconn.is_busy():  # the NULL that ends each command's results
-            await wait()
-            pgconn.consume_input()
-        pgconn.get_result()
-        if res is None:  # pragma: no cover - protocol guard
-            raise psycopg.InternalError("missing result in flight")
-        status = res.status
-        if status == _FATAL and error is None:
-            error = res
-        if kind == _STEP:
-            results[payload] = res
-        elif kind == _PREPARE and status == _COMMAND_OK:
-            known[payload[0]] = payload[1]
-    while pgconn.is_busy():
-        await wait()
-        pgconn.consume_input()
-    sync = pgconn.get_result()
-    if sync is None or sync.status != _SYNC:  # pragma: no cover - protocol guard
-        raise psycopg.InternalError("flight without its sync")
-    return results, error
-
-
 _FATAL = pq.ExecStatus.FATAL_ERROR
 _COMMAND_OK = pq.ExecStatus.COMMAND_OK
 _SYNC = pq.ExecStatus.PIPELINE_SYNC
+
+
+class _Socket:
+    """A Watch for a connection nobody watches: the socket registered for each wait."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def readable(self) -> Awaitable[None]:
+        return _ready(self.fd)
+
+    async def wait_writable(self) -> None:
+        await _ready(self.fd, write=True)
+
+    def detach(self) -> None:
+        pass
 
 
 async def _ready(fd: int, write: bool = False) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -213,12 +214,23 @@ def guc_overrides(headers_guc: str | None, status_guc: str | None) -> tuple[int 
                 if not isinstance(item, dict) or len(item) != 1:
                     raise ValueError
                 (k, v), = item.items()
-                if not isinstance(v, str):
+                if not isinstance(v, str) or not valid_headers(str(k), v):
                     raise ValueError
                 extra[str(k)] = v
         except ValueError:
             raise errors.guc_headers_error() from None
     return status, extra
+
+
+# What HTTP forbids in a header name and in a value (uvicorn's own checks on an ASGI response):
+# a line break in a value a function set would split the response in two.
+_BAD_NAME = re.compile('[\x00-\x1f\x7f()<>@,;:\\[\\]={} \t\\\\"]')
+_BAD_VALUE = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def valid_headers(names: str, values: str) -> bool:
+    """Whether header names (joined) and values (joined) are all valid HTTP."""
+    return (names != "" or values == "") and not (_BAD_NAME.search(names) or _BAD_VALUE.search(values))
 
 
 def rows_body(body: str, media: MediaType, page_total: int) -> bytes:

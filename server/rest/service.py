@@ -55,31 +55,35 @@ class RestService:
         ctx.on_shutdown.append(self.schema_cache.stop)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The service as an ASGI app (server.rest_lane answers most requests without it)."""
         if scope["type"] != "http":
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        method = scope["method"]
-        path = scope["path"][len(scope.get("root_path", "")):]
-        if method == "OPTIONS":
-            out = response.preflight_answer(headers.get("access-control-request-headers"))
-        else:
-            try:
-                out = await self.serve(method, path, scope.get("query_string", b"").decode("latin-1"), headers,
-                                       receive)
-            except errors.ApiError as err:
-                out = response.error_answer(err)
-            except Exception as exc:  # never a traceback to the client
-                if is_unavailable(exc):
-                    out = response.error_answer(errors.connection_error())
-                else:
-                    log.exception("rest: unexpected error on %s %s", method, scope["path"])
-                    out = response.error_answer(errors.internal_error())
-            if method == "HEAD":
-                out.body = b""
+        out = await self.respond(scope["method"], scope["path"][len(scope.get("root_path", "")):],
+                                 scope.get("query_string", b"").decode("latin-1"), headers, receive)
         out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **out.headers}.items()]
         out_headers.append((b"content-length", str(len(out.body)).encode()))
         await send({"type": "http.response.start", "status": out.status, "headers": out_headers})
         await send({"type": "http.response.body", "body": out.body})
+
+    async def respond(self, method: str, path: str, query: str, headers: dict[str, str], receive: Receive) -> Answer:
+        """The answer to one request, errors included (never raises but for cancellation).
+        `path` is below /rest/v1, `headers` lower-cased, `receive` the ASGI body source."""
+        if method == "OPTIONS":
+            return response.preflight_answer(headers.get("access-control-request-headers"))
+        try:
+            out = await self.serve(method, path, query, headers, receive)
+        except errors.ApiError as err:
+            out = response.error_answer(err)
+        except Exception as exc:  # never a traceback to the client
+            if is_unavailable(exc):
+                out = response.error_answer(errors.connection_error())
+            else:
+                log.exception("rest: unexpected error on %s /rest/v1%s", method, path)
+                out = response.error_answer(errors.internal_error())
+        if method == "HEAD":
+            out.body = b""
+        return out
 
     async def serve(self, method: str, path: str, query: str, headers: dict[str, str], receive: Receive) -> Answer:
         caller = self.caller(headers)  # before the body: an invalid token costs no upload

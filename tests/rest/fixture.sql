@@ -109,6 +109,13 @@ begin
   return 'short and stout';
 end $$;
 
+-- Any response header a function may set (response.headers), name and value as given.
+create function public.fx_header(name text, value text) returns text language plpgsql stable as $$
+begin
+  perform set_config('response.headers', json_build_array(json_build_object(name, value))::text, true);
+  return 'set';
+end $$;
+
 create function public.fx_fail(kind text) returns int language plpgsql stable as $$
 begin
   if kind = 'raise' then raise exception 'plain failure' using hint = 'a hint', detail = 'some detail'; end if;

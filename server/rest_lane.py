@@ -1,0 +1,129 @@
+"""The REST lane: /rest/v1 requests answered straight from the HTTP parser, without ASGI.
+
+A REST read spends most of its time outside the REST code: measured on a single-row GET,
+uvicorn's ASGI cycle (the scope, the proxy-headers middleware, the router, two send()
+messages each checked header by header, the head held for its body) cost about as much CPU
+as planning, running and answering the request. Here the connection's protocol hands a
+/rest/v1 request to the REST service directly (`RestService.respond`, the same code the
+ASGI app runs) and writes the answer, head and body, in one write.
+
+`RestCycle` stands in for uvicorn's request/response cycle, so everything else about the
+connection stays uvicorn's: keep-alive and its timeout, pipelined requests queued in order,
+flow control, Expect: 100-continue and the body (the inherited `receive`), graceful shutdown.
+Requests the lane does not take (absolute-form targets, upgrades) go through ASGI as before,
+to the same service.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from starlette.types import Receive
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, RequestResponseCycle
+
+from server.rest import errors
+from server.rest.response import CORS_HEADERS, Answer, error_answer, valid_headers
+
+if TYPE_CHECKING:
+    from server.rest.service import RestService
+
+PREFIX = b"/rest/v1/"
+JOIN_MAX_BYTES = 64 * 1024  # a body up to this size leaves in the same write as its head
+log = logging.getLogger("supalite.rest")
+
+_CORS_BLOCK = "".join(f"{name}: {value}\r\n" for name, value in CORS_HEADERS.items())
+
+
+def rest_service(app: Any) -> RestService | None:
+    """The REST service behind uvicorn's app (its middleware wraps ours), or None when the
+    app is not this server's."""
+    from server.app import SupaliteApp
+
+    for _ in range(8):  # uvicorn wraps the app in a few middlewares at most
+        if isinstance(app, SupaliteApp):
+            service: RestService = app.rest_app  # type: ignore[assignment]
+            return service
+        app = getattr(app, "app", None)
+        if app is None:
+            return None
+    return None
+
+
+def target(url: bytes) -> tuple[str, str] | None:
+    """(path below /rest/v1, query string) of an origin-form request target under /rest/v1/,
+    else None. The path is percent-decoded, as an ASGI server decodes scope["path"]."""
+    if not url.startswith(PREFIX):
+        return None
+    raw_path, _, query = url.partition(b"?")
+    path = raw_path[len(PREFIX) - 1:].decode("latin-1")
+    if "%" in path:
+        path = unquote(path)
+    return path, query.partition(b"#")[0].decode("latin-1")
+
+
+def sendable(out: Answer) -> Answer:
+    """The answer, or a 500 when one of its headers is not valid HTTP: a header a database
+    function set with a line break would split the response."""
+    if valid_headers("".join(out.headers), "".join(out.headers.values())):
+        return out
+    log.error("rest: a response header is not valid HTTP: %r", out.headers)
+    return error_answer(errors.internal_error())
+
+
+def head(out: Answer, default_headers: list[tuple[bytes, bytes]], keep_alive: bool) -> bytes:
+    """The response's status line and headers: the server's defaults (date, server), CORS,
+    the answer's own (checked by `sendable`), Content-Length."""
+    lines = [STATUS_LINE[out.status]]
+    lines.extend(name + b": " + value + b"\r\n" for name, value in default_headers)
+    text = _CORS_BLOCK + "".join(f"{name}: {value}\r\n" for name, value in out.headers.items())
+    lines.append(text.encode("latin-1", "replace"))
+    lines.append(b"content-length: %d\r\n" % len(out.body))
+    if not keep_alive:
+        lines.append(b"connection: close\r\n")
+    lines.append(b"\r\n")
+    return b"".join(lines)
+
+
+class RestCycle(RequestResponseCycle):
+    """One /rest/v1 request on a connection: its body through the inherited `receive`, its
+    answer from `RestService.respond`, written whole."""
+
+    def __init__(self, service: RestService, method: str, path: str, query: str,
+                 headers: dict[str, str], **cycle: Any) -> None:
+        super().__init__(**cycle)
+        self.service = service
+        self.method = method
+        self.path = path
+        self.query = query
+        self.request_headers = headers
+
+    async def run_asgi(self, app: Any) -> None:  # the name uvicorn's protocol starts a cycle by
+        try:
+            receive: Receive = self.receive  # type: ignore[assignment]  # uvicorn's narrower type
+            out = sendable(await self.service.respond(self.method, self.path, self.query, self.request_headers,
+                                                      receive))
+            if self.flow.write_paused and not self.disconnected:
+                await self.flow.drain()  # the client reads slower than it asks: wait for it
+            if self.disconnected:
+                return
+            data = head(out, self.default_headers, self.keep_alive)
+            if len(out.body) <= JOIN_MAX_BYTES:
+                self.transport.write(data + out.body)
+            else:
+                self.transport.write(data)
+                self.transport.write(out.body)
+            self.response_started = self.response_complete = True
+            self.message_event.set()
+            if not self.keep_alive:
+                self.transport.close()
+            self.on_response()
+        except Exception:
+            log.exception("rest: could not answer %s /rest/v1%s", self.method, self.path)
+            self.transport.close()  # nothing sensible can follow on this connection
+        except BaseException:  # cancelled (the server stops): the answer will not come
+            self.transport.close()
+            raise
+        finally:
+            self.on_response = lambda: None
