@@ -1,5 +1,6 @@
 """uvicorn's httptools protocol with a bound on a request's head (request line + headers),
-sending each response's head and body in one write.
+sending each response's head and body in one write, and /rest/v1 requests taken by the
+REST lane (server.rest_lane) instead of the ASGI app.
 
 httptools itself accepts a header of any size, holding it whole in memory while it arrives,
 so one client could send megabytes of header per connection. Here a head larger than

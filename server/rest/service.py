@@ -6,7 +6,9 @@
 
 The output of plan and compose is kept per request shape (caches.StatementCache): a repeated
 request goes from its ApiRequest straight to the executor with the statement composed the
-first time. Served as a bare ASGI app: this is the hottest path of the server.
+first time. `respond` is the whole pipeline for one request; the REST lane
+(server.rest_lane) calls it straight from the HTTP parser, and `__call__` serves it as an
+ASGI app for the requests the lane does not take.
 """
 
 from __future__ import annotations
