@@ -213,6 +213,9 @@ SETTINGS: dict[str, Setting] = {
     "storage_s3_access_key": Setting("STORAGE_S3_ACCESS_KEY", "", "S3 access key"),
     "storage_s3_secret_key": Setting("STORAGE_S3_SECRET_KEY", "", "S3 secret key"),
     "storage_s3_region": Setting("STORAGE_S3_REGION", "us-east-1", "S3 region"),
+    "storage_file_etag_algorithm": Setting(
+        "STORAGE_FILE_ETAG_ALGORITHM", "md5",
+        "ETag of the file backend's objects: md5 (of the bytes) or mtime (modification time and size, no hashing)"),
     "file_size_limit": Setting("SUPALITE_FILE_SIZE_LIMIT", "52428800", "Global upload size limit in bytes (50 MiB)"),
     "tus_url_expiry_ms": Setting("TUS_URL_EXPIRY_MS", "3600000", "Resumable (TUS) uploads expire this long after creation, in milliseconds"),
     "tus_part_size": Setting("TUS_PART_SIZE", "50", "Largest S3 part of a resumable upload, in MB (at least 5)"),
@@ -327,6 +330,7 @@ class Settings:
     storage_s3_access_key: str = ""
     storage_s3_secret_key: str = ""
     storage_s3_region: str = "us-east-1"
+    storage_file_etag_algorithm: str = "md5"
     file_size_limit: int = 52428800
     tus_url_expiry_ms: int = 3600000
     tus_part_size: int = 50  # MB
@@ -400,6 +404,9 @@ def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = P
             raise ConfigError(f"invalid value {raw!r} for {setting.env}") from None
     if values["storage_backend"] not in ("file", "s3"):
         raise ConfigError(f"STORAGE_BACKEND must be 'file' or 's3', not {values['storage_backend']!r}")
+    if values["storage_file_etag_algorithm"] not in ("md5", "mtime"):
+        raise ConfigError("STORAGE_FILE_ETAG_ALGORITHM must be 'md5' or 'mtime', "
+                          f"not {values['storage_file_etag_algorithm']!r}")
     if values["db_tx_end"] not in ("commit", "commit-allow-override", "rollback", "rollback-allow-override"):
         raise ConfigError(f"invalid value {values['db_tx_end']!r} for PGRST_DB_TX_END")
     if values["sms_provider"] not in ("", "hook"):

@@ -14,7 +14,7 @@ def make_backend(settings: Settings) -> Backend:
         client = make_client(settings.storage_s3_endpoint, settings.storage_s3_access_key,
                              settings.storage_s3_secret_key, settings.storage_s3_region)
         return S3Backend(client, settings.storage_s3_bucket, settings.tus_part_size * 1024 * 1024)
-    return FileBackend(settings.data_dir / "storage")
+    return FileBackend(settings.data_dir / "storage", settings.storage_file_etag_algorithm)
 
 
 __all__ = ["Backend", "BackendMissing", "FileBackend", "ObjectHead", "OnDurable", "PartState", "TooLarge", "make_backend"]

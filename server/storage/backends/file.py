@@ -9,7 +9,10 @@ the root (the secure-path guard).
 
 A resumable upload appends to its own file under `#resumable/` (a name no bucket can
 take), written at the offset its row records and flushed to disk before the row moves
-on, then renamed into place when complete."""
+on, then renamed into place when complete.
+
+An object's ETag is made by its Etag (STORAGE_FILE_ETAG_ALGORITHM, as upstream's file
+backend): the MD5 of its bytes, or its modification time and size (no hashing at all)."""
 
 from __future__ import annotations
 
@@ -40,9 +43,42 @@ MTIME_SLACK = 0.05
 RESUMABLE_DIR = "#resumable"  # '#' is no bucket name's character: never an object's folder
 
 
+class Etag:
+    """How the file backend makes an object's ETag, in one place (upstream storage-api's
+    STORAGE_FILE_ETAG_ALGORITHM).
+
+    md5 (the default): `"<md5 of the bytes>"`, hashed while an upload is written, or read
+    back from the file by `head`. One core hashes a few hundred MB/s: that bounds uploads.
+    mtime: `"<mtime in ms, hex>-<size, hex>"` of the committed file, nothing hashed. A new
+    version is a new file, so its ETag changes (unless written in the same millisecond
+    with the same size); a hard-linked copy shares its source's."""
+
+    ALGORITHMS = ("md5", "mtime")
+
+    def __init__(self, algorithm: str = "md5") -> None:
+        if algorithm not in self.ALGORITHMS:
+            raise ValueError(f"unknown ETag algorithm {algorithm!r} (md5 or mtime)")
+        self.hashes = algorithm == "md5"
+
+    def digest(self) -> hashlib._Hash | None:
+        """What an upload hashes its bytes into as it writes them (None: nothing)."""
+        return hashlib.md5(usedforsecurity=False) if self.hashes else None
+
+    def head(self, path: Path, digest: hashlib._Hash | None = None) -> ObjectHead:
+        """The committed file's head. `digest`: the MD5 its write computed (md5 only;
+        without it the file is read back and hashed, which blocks for a while)."""
+        if not self.hashes:
+            stat = path.stat()
+            return _head(stat, f'"{stat.st_mtime_ns // 1_000_000:x}-{stat.st_size:x}"')
+        if digest is None:
+            digest = _md5_of(path)
+        return _head(path.stat(), f'"{digest.hexdigest()}"')
+
+
 class FileBackend:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, etag_algorithm: str = "md5") -> None:
         self.root = Path(os.path.abspath(root))
+        self.etag = Etag(etag_algorithm)
         self.started_at = time.time()
         self._sweep: asyncio.Task[int] | None = None
 
@@ -78,17 +114,17 @@ class FileBackend:
     async def put(self, key: str, chunks: AsyncIterator[bytes], content_type: str, limit: int) -> ObjectHead:
         final = self.path(key)
         temp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.part")
-        digest = hashlib.md5(usedforsecurity=False)
+        digest = self.etag.digest()
         handle: BinaryIO = await anyio.to_thread.run_sync(_in_folder, temp, lambda: _open_locked(temp))
         try:
-            size = await write_stream(handle.fileno(), digest, chunks, limit)
+            await write_stream(handle.fileno(), digest, chunks, limit)
             await anyio.to_thread.run_sync(_commit, handle, temp, final)
         except BaseException:
             handle.close()
             temp.unlink(missing_ok=True)
             self._prune(final.parent)
             raise
-        return ObjectHead(size, f'"{digest.hexdigest()}"', _mtime(final))
+        return self.etag.head(final, digest)  # a stat: the digest is done
 
     async def stream(self, key: str, start: int = 0, end: int | None = None) -> AsyncIterator[bytes | memoryview]:
         path = self.path(key)
@@ -120,16 +156,8 @@ class FileBackend:
 
     async def head(self, key: str) -> ObjectHead:
         path = self.path(key)
-
-        def compute() -> ObjectHead:
-            digest = hashlib.md5(usedforsecurity=False)
-            with open(path, "rb") as handle:
-                while block := handle.read(CHUNK):
-                    digest.update(block)
-            return ObjectHead(path.stat().st_size, f'"{digest.hexdigest()}"', _mtime(path))
-
         try:
-            return await anyio.to_thread.run_sync(compute)
+            return await anyio.to_thread.run_sync(self.etag.head, path)
         except FileNotFoundError:
             raise BackendMissing(key) from None
 
@@ -308,5 +336,13 @@ def _remove_if_abandoned(path: Path, started_at: float) -> bool:
         os.close(fd)
 
 
-def _mtime(path: Path) -> datetime:
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+def _md5_of(path: Path) -> hashlib._Hash:
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as handle:
+        while block := handle.read(CHUNK):
+            digest.update(block)
+    return digest
+
+
+def _head(stat: os.stat_result, etag: str) -> ObjectHead:
+    return ObjectHead(stat.st_size, etag, datetime.fromtimestamp(stat.st_mtime, tz=UTC))

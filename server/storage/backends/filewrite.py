@@ -7,6 +7,8 @@ socket keeps flowing while a block is hashed, and an upload costs about the long
 receiving, hashing and writing instead of their sum (MD5 is the slowest: one core hashes
 300-600 MB/s). At most DEPTH + 1 blocks are held, whatever the object's size. Each block
 is sent on to the disk as soon as written, so the final fsync has little left to wait for.
+Without a digest (the mtime ETag) nothing is hashed: an upload costs about the longest of
+receiving and writing.
 
 A block is the list of chunks as they arrived (growing one buffer by appends would copy
 it over and over as it is reallocated). Hashes run one after the other, in order; each
@@ -39,10 +41,11 @@ _SYNC_FILE_RANGE_WRITE = 2
 MAX_PIECES = 256
 
 
-async def write_stream(fd: int, digest: hashlib._Hash, chunks: AsyncIterator[bytes], limit: int) -> int:
-    """Hash and write the stream's bytes to fd from offset 0: the size written. TooLarge
-    once past `limit`, before a byte past it is written. On return or on any error no
-    worker is still at work on fd (the caller may close it and remove the file)."""
+async def write_stream(fd: int, digest: hashlib._Hash | None, chunks: AsyncIterator[bytes], limit: int) -> int:
+    """Hash (into `digest`, unless None) and write the stream's bytes to fd from offset 0:
+    the size written. TooLarge once past `limit`, before a byte past it is written. On
+    return or on any error no worker is still at work on fd (the caller may close it and
+    remove the file)."""
     workers = _Workers(fd, digest)
     size = 0
     block: list[bytes] = []
@@ -68,17 +71,19 @@ async def write_stream(fd: int, digest: hashlib._Hash, chunks: AsyncIterator[byt
 class _Workers:
     """The hashes and writes handed to worker threads and not yet known done, oldest first."""
 
-    def __init__(self, fd: int, digest: hashlib._Hash) -> None:
+    def __init__(self, fd: int, digest: hashlib._Hash | None) -> None:
         self.fd = fd
         self.digest = digest
+        self.per_block = 1 if digest is None else 2  # its write, and its hash if any
         self.offset = 0
         self.last_hash: asyncio.Future[None] | None = None
         self.in_flight: deque[asyncio.Future[None]] = deque()
 
     async def submit(self, block: list[bytes], length: int) -> None:
         """Hand a block over, first waiting for the oldest while DEPTH are in flight."""
-        await self._wait_until(2 * (DEPTH - 1))  # a hash and a write per block
-        self.last_hash = self._start(self._hash_after(self.last_hash, block))
+        await self._wait_until(self.per_block * (DEPTH - 1))
+        if self.digest is not None:
+            self.last_hash = self._start(self._hash_after(self.last_hash, self.digest, block))
         self._start(anyio.to_thread.run_sync(_write_block, self.fd, block, self.offset))
         self.offset += length
 
@@ -96,10 +101,11 @@ class _Workers:
         self.in_flight.append(task)
         return task
 
-    async def _hash_after(self, previous: asyncio.Future[None] | None, block: list[bytes]) -> None:
+    async def _hash_after(self, previous: asyncio.Future[None] | None, digest: hashlib._Hash,
+                          block: list[bytes]) -> None:
         if previous is not None:
             await previous  # MD5 is a sequence: the blocks in their order
-        await anyio.to_thread.run_sync(_hash, self.digest, block)
+        await anyio.to_thread.run_sync(_hash, digest, block)
 
     async def settle(self) -> None:
         """After success or failure: wait for the workers still running (they end on their
