@@ -404,6 +404,8 @@ def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = P
             raise ConfigError(f"invalid value {raw!r} for {setting.env}") from None
     if values["storage_backend"] not in ("file", "s3"):
         raise ConfigError(f"STORAGE_BACKEND must be 'file' or 's3', not {values['storage_backend']!r}")
+    # empty is md5, as upstream reads it (`... || 'md5'`)
+    values["storage_file_etag_algorithm"] = values["storage_file_etag_algorithm"] or "md5"
     if values["storage_file_etag_algorithm"] not in ("md5", "mtime"):
         raise ConfigError("STORAGE_FILE_ETAG_ALGORITHM must be 'md5' or 'mtime', "
                           f"not {values['storage_file_etag_algorithm']!r}")
