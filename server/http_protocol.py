@@ -1,6 +1,7 @@
 """uvicorn's httptools protocol with a bound on a request's head (request line + headers),
 sending each response's head and body in one write, and /rest/v1 requests taken by the
-REST lane (server.rest_lane) instead of the ASGI app.
+REST lane (server.rest_lane) instead of the ASGI app. A keep-alive connection keeps one
+idle timer rather than one per request, and a lane request builds no ASGI scope.
 
 httptools itself accepts a header of any size, holding it whole in memory while it arrives,
 so one client could send megabytes of header per connection. Here a head larger than
@@ -103,6 +104,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._too_large = False
         self._rest = rest_lane.rest_service(self.app)  # None: every request through ASGI
+        self._idle_since = 0.0  # loop time of the last response while idle; 0: a request is under way
+        self._keep_alive_armed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(CoalescingTransport(transport))  # type: ignore[arg-type]
@@ -118,9 +121,20 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
                 self._refuse()
 
     def on_message_begin(self) -> None:
-        super().on_message_begin()
+        # uvicorn builds the ASGI scope here; a REST lane request never needs one, so it is
+        # built in on_headers_complete for the requests that go to the ASGI app.
+        self.url = b""
+        self.expect_100_continue = False
+        self.headers = []
         self._in_head = True
         self._head_bytes = 0
+
+    def _build_scope(self) -> None:
+        """uvicorn's scope of the request whose head was just read (its on_message_begin)."""
+        url, headers, expect_100_continue = self.url, self.headers, self.expect_100_continue
+        super().on_message_begin()
+        self.url, self.headers, self.expect_100_continue = url, headers, expect_100_continue
+        self.scope["headers"] = headers
 
     def on_headers_complete(self) -> None:
         size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
@@ -134,30 +148,65 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             if request_target is not None:
                 self._start_rest_cycle(*request_target)
                 return
+        self._build_scope()
         super().on_headers_complete()
 
     def _start_rest_cycle(self, path: str, query: str) -> None:
         """uvicorn's on_headers_complete for a /rest/v1 request, its cycle a RestCycle."""
         assert self._rest is not None
-        http_version = self.parser.get_http_version()
-        method = self.parser.get_method().decode("ascii")
-        self.scope["method"] = method
+        parser = self.parser
+        method = parser.get_method().decode("ascii")
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in self.headers}
         existing_cycle = self.cycle
         self.cycle = rest_lane.RestCycle(
-            self._rest, method, path, query, headers,
-            scope=self.scope, transport=cast(CoalescingTransport, self.transport).raw, flow=self.flow, logger=self.logger,
-            access_logger=self.access_logger, access_log=self.access_log,
-            default_headers=self.server_state.default_headers, message_event=asyncio.Event(),
-            expect_100_continue=self.expect_100_continue,
-            keep_alive=http_version != "1.0" and self.parser.should_keep_alive(),
-            on_response=self.on_response_complete,
-        )
+            self._rest, method, path, query, headers, cast(CoalescingTransport, self.transport).raw, self.flow,
+            self.server_state.default_headers, self.expect_100_continue,
+            parser.get_http_version() != "1.0" and parser.should_keep_alive(), self.on_response_complete)
         if existing_cycle is None or existing_cycle.response_complete:
             self._start_asgi_task(self.cycle, self.app)
         else:  # pipelined: it waits for the response before it, as uvicorn's own cycles do
             self.flow.pause_reading()
             self.pipeline.appendleft((self.cycle, self.app))
+
+    # -- keep-alive: one timer per idle period, not one per request --------------------
+    # uvicorn arms a timer after every response and cancels it when the next request's
+    # bytes arrive. Here a response notes the time; the timer, armed once, closes the
+    # connection when it has stayed idle for the whole timeout, else waits for the rest.
+
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = 0.0  # bytes of a request arrive (or the connection goes)
+
+    def on_response_complete(self) -> None:
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self.flow.resume_reading()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+            return
+        self._idle_since = self.loop.time()
+        if not self._keep_alive_armed:
+            self._keep_alive_armed = True
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self._keep_alive_check)
+
+    def _keep_alive_check(self) -> None:
+        self._keep_alive_armed = False
+        self.timeout_keep_alive_task = None
+        if self.transport.is_closing() or not self._idle_since:
+            return  # closed, or busy: the next response arms the timer again
+        left = self._idle_since + self.timeout_keep_alive - self.loop.time()
+        if left <= 0:
+            self.transport.close()
+            return
+        self._keep_alive_armed = True
+        self.timeout_keep_alive_task = self.loop.call_later(left, self._keep_alive_check)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.timeout_keep_alive_task is not None:
+            self.timeout_keep_alive_task.cancel()
+            self.timeout_keep_alive_task = None
 
     def send_400_response(self, msg: str) -> None:
         if self._too_large:

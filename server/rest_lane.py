@@ -16,6 +16,7 @@ to the same service.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -25,6 +26,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, RequestResponseCy
 
 from server.rest import errors
 from server.rest.response import CORS_HEADERS, Answer, error_answer, valid_headers
+from server.rest.service import NO_BODY_METHODS
 
 if TYPE_CHECKING:
     from server.rest.service import RestService
@@ -86,18 +88,44 @@ def head(out: Answer, default_headers: list[tuple[bytes, bytes]], keep_alive: bo
     return b"".join(lines)
 
 
+class _NoBody:
+    """The message event of a request whose body is never read (GET, HEAD, DELETE): the
+    protocol sets it when the message ends or the client leaves, and nobody waits on it."""
+
+    __slots__ = ()
+
+    def set(self) -> None:
+        pass
+
+
+_NO_BODY = _NoBody()
+
+
 class RestCycle(RequestResponseCycle):
     """One /rest/v1 request on a connection: its body through the inherited `receive`, its
-    answer from `RestService.respond`, written whole."""
+    answer from `RestService.respond`, written whole. Built with only the state the protocol
+    and `receive` use (uvicorn's own constructor sets up a whole ASGI cycle)."""
 
-    def __init__(self, service: RestService, method: str, path: str, query: str,
-                 headers: dict[str, str], **cycle: Any) -> None:
-        super().__init__(**cycle)
+    def __init__(self, service: RestService, method: str, path: str, query: str, headers: dict[str, str],
+                 transport: Any, flow: Any, default_headers: list[tuple[bytes, bytes]],
+                 expect_100_continue: bool, keep_alive: bool, on_response: Any) -> None:
         self.service = service
         self.method = method
         self.path = path
         self.query = query
         self.request_headers = headers
+        self.transport = transport
+        self.flow = flow
+        self.default_headers = default_headers
+        self.waiting_for_100_continue = expect_100_continue
+        self.keep_alive = keep_alive
+        self.on_response = on_response
+        self.message_event = _NO_BODY if method in NO_BODY_METHODS else asyncio.Event()  # type: ignore[assignment]
+        self.disconnected = False
+        self.body = bytearray()
+        self.more_body = True
+        self.response_started = False
+        self.response_complete = False
 
     async def run_asgi(self, app: Any) -> None:  # the name uvicorn's protocol starts a cycle by
         try:

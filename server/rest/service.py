@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("supalite.rest")
 
-_NO_BODY_METHODS = ("GET", "HEAD", "DELETE")
+NO_BODY_METHODS = ("GET", "HEAD", "DELETE")  # their body is never read
 
 
 class RestService:
@@ -89,7 +89,7 @@ class RestService:
 
     async def serve(self, method: str, path: str, query: str, headers: dict[str, str], receive: Receive) -> Answer:
         caller = self.caller(headers)  # before the body: an invalid token costs no upload
-        body = b"" if method in _NO_BODY_METHODS else await read_body(receive, headers, self.max_body)
+        body = b"" if method in NO_BODY_METHODS else await read_body(receive, headers, self.max_body)
         api_request = await request.parse(method, path, query, headers, body, self.schemas,
                                           self.settings.db_plan_enabled)
         if api_request.action == "schema":

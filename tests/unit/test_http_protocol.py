@@ -83,3 +83,61 @@ def test_close_sends_a_held_head_first_and_other_data_passes_at_once() -> None:
 
     recorder = run(body)
     assert recorder.writes == [b"websocket frame", HEAD] and recorder.closed
+
+
+# -- keep-alive: one timer per idle period ------------------------------------------------
+
+async def _hello(scope: dict, receive: Callable, send: Callable) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def _keep_alive_server(timeout: float) -> Callable[[Callable[[int], Awaitable[None]]], None]:
+    """Run `body(port)` against a real server of this protocol with that keep-alive timeout."""
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+
+    from server.http_protocol import BoundedHttpToolsProtocol
+
+    def run_with(body: Callable[[int], Awaitable[None]]) -> None:
+        async def go() -> None:
+            config = Config(_hello, timeout_keep_alive=timeout, log_level="warning")  # type: ignore[arg-type]
+            config.load()
+            state = ServerState()
+            server = await asyncio.get_running_loop().create_server(
+                lambda: BoundedHttpToolsProtocol(config=config, server_state=state, app_state={}), "127.0.0.1", 0)
+            try:
+                await body(server.sockets[0].getsockname()[1])
+            finally:
+                server.close()
+
+        asyncio.run(go())
+
+    return run_with
+
+
+async def _ask(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bytes:
+    writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+    return await asyncio.wait_for(reader.readuntil(b"ok"), 5)
+
+
+def test_an_idle_keep_alive_connection_is_closed_after_the_timeout() -> None:
+    async def body(port: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert (await _ask(reader, writer)).startswith(b"HTTP/1.1 200")
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the server, idle
+        writer.close()
+
+    _keep_alive_server(0.3)(body)
+
+
+def test_a_busy_connection_outlives_the_timeout_and_closes_once_idle() -> None:
+    async def body(port: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        for _ in range(12):  # 1.2 s of requests every 0.1 s: four timeouts of 0.3 s
+            assert (await _ask(reader, writer)).startswith(b"HTTP/1.1 200")
+            await asyncio.sleep(0.1)
+        assert await asyncio.wait_for(reader.read(), 5) == b""
+        writer.close()
+
+    _keep_alive_server(0.3)(body)
