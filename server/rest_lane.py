@@ -26,7 +26,7 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, RequestResponseCy
 
 from server.rest import errors
 from server.rest.response import CORS_HEADERS, Answer, error_answer, valid_headers
-from server.rest.service import NO_BODY_METHODS
+from server.rest.service import FRAMING_HEADERS, NO_BODY_METHODS
 
 if TYPE_CHECKING:
     from server.rest.service import RestService
@@ -36,6 +36,12 @@ JOIN_MAX_BYTES = 64 * 1024  # a body up to this size leaves in the same write as
 log = logging.getLogger("supalite.rest")
 
 _CORS_BLOCK = "".join(f"{name}: {value}\r\n" for name, value in CORS_HEADERS.items())
+# The lane frames the body itself (Content-Length): one a function sets (response.headers)
+# is left out, as a Transfer-Encoding would be, else the client would read the body wrong.
+_FRAMING = FRAMING_HEADERS
+# An answer with any of these takes the slower way: its own CORS headers replace the defaults
+# (a preflight's Access-Control-Allow-Origin, sent twice, is refused by browsers).
+_SPECIAL = _FRAMING | frozenset(CORS_HEADERS)
 
 
 def rest_service(app: Any) -> RestService | None:
@@ -58,11 +64,13 @@ def target(url: bytes) -> tuple[str, str] | None:
     else None. The path is percent-decoded, as an ASGI server decodes scope["path"]."""
     if not url.startswith(PREFIX):
         return None
+    if b"#" in url:
+        url = url.partition(b"#")[0]
     raw_path, _, query = url.partition(b"?")
     path = raw_path[len(PREFIX) - 1:].decode("latin-1")
     if "%" in path:
         path = unquote(path)
-    return path, query.partition(b"#")[0].decode("latin-1")
+    return path, query.decode("latin-1")
 
 
 def sendable(out: Answer) -> Answer:
@@ -79,7 +87,12 @@ def head(out: Answer, default_headers: list[tuple[bytes, bytes]], keep_alive: bo
     the answer's own (checked by `sendable`), Content-Length."""
     lines = [STATUS_LINE[out.status]]
     lines.extend(name + b": " + value + b"\r\n" for name, value in default_headers)
-    text = _CORS_BLOCK + "".join(f"{name}: {value}\r\n" for name, value in out.headers.items())
+    own = out.headers
+    if _SPECIAL.isdisjoint(own):
+        text = _CORS_BLOCK + "".join(f"{name}: {value}\r\n" for name, value in own.items())
+    else:  # as the ASGI way merges them: the answer's own CORS headers win
+        text = "".join(f"{name}: {value}\r\n" for name, value in {**CORS_HEADERS, **own}.items()
+                       if name not in _FRAMING)
     lines.append(text.encode("latin-1", "replace"))
     lines.append(b"content-length: %d\r\n" % len(out.body))
     if not keep_alive:

@@ -214,7 +214,7 @@ def guc_overrides(headers_guc: str | None, status_guc: str | None) -> tuple[int 
                 if not isinstance(item, dict) or len(item) != 1:
                     raise ValueError
                 (k, v), = item.items()
-                if not isinstance(v, str) or not valid_headers(str(k), v):
+                if not isinstance(v, str) or not k or not valid_headers(str(k), v):
                     raise ValueError
                 extra[str(k)] = v
         except ValueError:

@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("supalite.rest")
 
 NO_BODY_METHODS = ("GET", "HEAD", "DELETE")  # their body is never read
+# Headers a function may not set (response.headers): the server frames the body itself.
+FRAMING_HEADERS = frozenset(("content-length", "transfer-encoding"))
+_NO_CONTENT = (204, 304)  # statuses whose response has no body (a function may set them)
 
 
 class RestService:
@@ -63,7 +66,8 @@ class RestService:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         out = await self.respond(scope["method"], scope["path"][len(scope.get("root_path", "")):],
                                  scope.get("query_string", b"").decode("latin-1"), headers, receive)
-        out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **out.headers}.items()]
+        out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **out.headers}.items()
+                       if k not in FRAMING_HEADERS]  # the body's length is the server's to say
         out_headers.append((b"content-length", str(len(out.body)).encode()))
         await send({"type": "http.response.start", "status": out.status, "headers": out_headers})
         await send({"type": "http.response.body", "body": out.body})
@@ -83,8 +87,8 @@ class RestService:
             else:
                 log.exception("rest: unexpected error on %s /rest/v1%s", method, path)
                 out = response.error_answer(errors.internal_error())
-        if method == "HEAD":
-            out.body = b""
+        if method == "HEAD" or out.status in _NO_CONTENT:
+            out.body = b""  # a 204 or 304 has none: the client would read it as the next response
         return out
 
     async def serve(self, method: str, path: str, query: str, headers: dict[str, str], receive: Receive) -> Answer:

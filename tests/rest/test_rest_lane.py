@@ -160,3 +160,32 @@ def test_a_client_leaving_mid_body_leaves_the_server_serving(rest_server) -> Non
         assert after.response()[2] == b"3"
     finally:
         after.close()
+
+
+def _raw_head(conn: Conn) -> bytes:
+    """The next response's head as sent (repeated headers kept), left in the buffer."""
+    while b"\r\n\r\n" not in conn.buffer:
+        assert conn._fill(), "connection closed before a response"
+    return conn.buffer.partition(b"\r\n\r\n")[0].lower()
+
+
+def test_a_preflight_names_the_allowed_origin_once(conn, rest_server) -> None:
+    # Browsers refuse a preflight whose Access-Control-Allow-Origin is "*, *".
+    conn.send(f"OPTIONS /rest/v1/fx_books HTTP/1.1\r\nHost: {conn.host}\r\nOrigin: https://app.example\r\n"
+              "Access-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: apikey, authorization\r\n\r\n"
+              .encode())
+    assert _raw_head(conn).count(b"\r\naccess-control-allow-origin:") == 1
+    status, headers, _ = conn.response()
+    assert status.startswith("HTTP/1.1 200") and headers["access-control-allow-headers"] == "apikey, authorization"
+
+
+def test_a_function_cannot_frame_the_body_itself(conn, rest_server) -> None:
+    key = rest_server.anon_key
+    for name, value in (("Transfer-Encoding", "chunked"), ("Content-Length", "0"), ("Content-Length", "999")):
+        conn.send(request(conn, key, "GET", f"/rest/v1/rpc/fx_header?name={name}&value={value}"))
+        raw = _raw_head(conn)
+        assert raw.count(b"\r\ncontent-length:") == 1 and b"\r\ntransfer-encoding:" not in raw
+        status, headers, body = conn.response()
+        assert status.startswith("HTTP/1.1 200") and headers["content-length"] == "5" and body == b'"set"'
+    conn.send(request(conn, key, "GET", "/rest/v1/fx_books?select=id&id=eq.1"))
+    assert json.loads(conn.response()[2]) == [{"id": 1}]  # the connection still reads right

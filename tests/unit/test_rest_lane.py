@@ -66,3 +66,94 @@ def test_the_lane_finds_the_rest_service_behind_uvicorns_middleware() -> None:
     assert rest_service(ProxyHeadersMiddleware(app)) is service
     assert rest_service(app) is service
     assert rest_service(ProxyHeadersMiddleware(object())) is None  # another app: no lane  # type: ignore[arg-type]
+
+
+def _header_lines(text: bytes) -> list[str]:
+    return [line.partition(":")[0] for line in text.decode("latin-1").split("\r\n")[1:] if line]
+
+
+def test_a_preflight_carries_each_cors_header_once() -> None:
+    # Browsers refuse a preflight whose Access-Control-Allow-Origin comes twice ("*, *").
+    from server.rest.response import preflight_answer
+
+    names = _header_lines(head(sendable(preflight_answer("apikey")), DEFAULTS, keep_alive=True))
+    assert names.count("access-control-allow-origin") == 1
+    assert "access-control-allow-methods" in names and "access-control-expose-headers" in names
+
+
+def test_a_cors_header_a_function_sets_replaces_the_default() -> None:
+    out = Answer(200, b"", {"content-type": "text/plain", "access-control-allow-origin": "https://app.example"})
+    text = head(sendable(out), DEFAULTS, keep_alive=True).decode()
+    assert text.count("access-control-allow-origin") == 1
+    assert "access-control-allow-origin: https://app.example\r\n" in text
+    assert "access-control-expose-headers: " in text
+
+
+def test_the_lane_frames_the_body_itself() -> None:
+    # A function's Content-Length or Transfer-Encoding (response.headers) would have the
+    # client read the body wrong, and the rest of the connection with it.
+    out = Answer(200, b'"set"', {"content-type": "application/json", "content-length": "0",
+                                 "transfer-encoding": "chunked"})
+    names = _header_lines(head(sendable(out), DEFAULTS, keep_alive=True))
+    assert names.count("content-length") == 1 and "transfer-encoding" not in names
+    assert b"content-length: 5\r\n" in head(out, DEFAULTS, keep_alive=True)
+
+
+def test_a_fragment_is_not_part_of_the_path() -> None:
+    assert target(b"/rest/v1/books#top") == ("/books", "")
+    assert target(b"/rest/v1/books#a?b=1") == ("/books", "")
+
+
+def test_a_header_a_function_sets_needs_a_name() -> None:
+    # `[{"": ""}]` would write the header line ": ", which HTTP clients refuse.
+    import pytest
+
+    from server.rest.response import guc_overrides
+
+    with pytest.raises(errors.ApiError) as caught:
+        guc_overrides('[{"": ""}]', None)
+    assert caught.value.code == "PGRST111"
+    assert guc_overrides('[{"x-a": ""}]', None) == (None, {"x-a": ""})
+
+
+def test_the_asgi_way_frames_the_body_itself_too() -> None:
+    import asyncio
+
+    from server.rest.service import RestService
+
+    service = RestService.__new__(RestService)
+
+    async def respond(*args: object) -> Answer:
+        return Answer(200, b'"set"', {"content-length": "0", "transfer-encoding": "chunked"})
+
+    service.respond = respond  # type: ignore[method-assign]
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": "/rest/v1/rpc/f", "root_path": "/rest/v1", "headers": []}
+    asyncio.run(service(scope, None, send))  # type: ignore[arg-type]
+    names = [name for name, _ in sent[0]["headers"]]
+    assert names.count(b"content-length") == 1 and b"transfer-encoding" not in names
+    assert dict(sent[0]["headers"])[b"content-length"] == b"5"
+
+
+def test_a_204_or_304_a_function_sets_has_no_body() -> None:
+    # The client reads no body after a 204 or 304: one sent would be taken as the next response.
+    import asyncio
+
+    from server.rest.service import RestService
+
+    service = RestService.__new__(RestService)
+
+    async def serve(method: str, *args: object) -> Answer:
+        return Answer(int(method), b'"set"', {"content-type": "application/json"})
+
+    service.serve = serve  # type: ignore[method-assign]
+
+    async def bodies() -> list[bytes]:
+        return [(await service.respond(status, "/rpc/f", "", {}, None)).body  # type: ignore[arg-type]
+                for status in ("204", "304", "200")]
+
+    assert asyncio.run(bodies()) == [b"", b"", b'"set"']
