@@ -33,7 +33,7 @@ import anyio
 
 from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
 from server.storage.backends.fileread import open_for_reading, read_range
-from server.storage.backends.filewrite import pwrite_all, write_stream
+from server.storage.backends.filewrite import pwrite_all, run_to_the_end, write_stream
 
 T = TypeVar("T")
 log = logging.getLogger("supalite.storage.file")
@@ -234,18 +234,18 @@ class FileBackend:
                 buffer += chunk
                 if len(buffer) >= CHUNK:
                     block, buffer = bytes(buffer), bytearray()
-                    await anyio.to_thread.run_sync(pwrite_all, fd, [block], position)
+                    await run_to_the_end(pwrite_all, fd, [block], position)
                     position += len(block)
         finally:
             # Whatever ended the stream (its end, a client gone), what arrived is kept.
             with anyio.CancelScope(shield=True):
                 try:
                     if buffer:
-                        await anyio.to_thread.run_sync(pwrite_all, fd, [bytes(buffer)], position)
+                        await run_to_the_end(pwrite_all, fd, [bytes(buffer)], position)
                         position += len(buffer)
-                    await anyio.to_thread.run_sync(os.fsync, fd)
+                    await run_to_the_end(os.fsync, fd)
                 finally:
-                    os.close(fd)
+                    os.close(fd)  # no thread is at work on it (run_to_the_end)
                 await on_durable(state, position)
         return state, position
 

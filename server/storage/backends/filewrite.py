@@ -22,12 +22,16 @@ import ctypes
 import hashlib
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Coroutine
-from typing import Any
-
-import anyio
+from collections.abc import AsyncIterator, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from server.storage.backends.base import CHUNK, TooLarge
+
+T = TypeVar("T")
+# The threads that hash and write uploads (as many as anyio's default limit of its own):
+# their own pool, so that busy disks never hold up the loop's other thread work.
+_DISK_THREADS = ThreadPoolExecutor(max_workers=40, thread_name_prefix="supalite-disk")
 
 BLOCK = CHUNK
 DEPTH = 2
@@ -84,7 +88,7 @@ class _Workers:
         await self._wait_until(self.per_block * (DEPTH - 1))
         if self.digest is not None:
             self.last_hash = self._start(self._hash_after(self.last_hash, self.digest, block))
-        self._start(anyio.to_thread.run_sync(_write_block, self.fd, block, self.offset))
+        self._start(run_to_the_end(_write_block, self.fd, block, self.offset))
         self.offset += length
 
     async def drain(self) -> None:
@@ -105,18 +109,50 @@ class _Workers:
                           block: list[bytes]) -> None:
         if previous is not None:
             await previous  # MD5 is a sequence: the blocks in their order
-        await anyio.to_thread.run_sync(_hash, digest, block)
+        await run_to_the_end(_hash, digest, block)
 
     async def settle(self) -> None:
         """After success or failure: wait for the workers still running (they end on their
-        own), and let the caller's error stand over theirs."""
+        own), and let the caller's error stand over theirs.
+
+        The caller closes fd once this returns, so it returns only when no thread is at work
+        on it, however many cancellations arrive meanwhile (the server stopping cancels an
+        upload, and may again while it waits): a thread still writing would write to a
+        closed descriptor, or into whatever file took its number next. The cancellation is
+        raised once they are done."""
+        cancelled = False
         running = [task for task in self.in_flight if not task.done()]
-        if running:
-            with anyio.CancelScope(shield=True):
+        while running:
+            try:
                 await asyncio.wait(running)
+            except asyncio.CancelledError:
+                cancelled = True
+            running = [task for task in running if not task.done()]
         for task in self.in_flight:
             if not task.cancelled():
                 task.exception()  # retrieved: never logged as "exception was never retrieved"
+        if cancelled:
+            raise asyncio.CancelledError
+
+
+async def run_to_the_end(func: Callable[..., T], *args: Any) -> T:
+    """`func(*args)` in a worker thread, awaited until the thread is done with it, even when
+    the waiting task is cancelled meanwhile (the cancellation is raised once it is).
+
+    anyio.to_thread.run_sync, cancelled by asyncio (the server stopping), returns while its
+    thread still runs; a thread writing to a descriptor the caller then closes would write
+    into whatever file took its number next."""
+    work = asyncio.get_running_loop().run_in_executor(_DISK_THREADS, func, *args)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(work)
+            break
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
 
 
 def _hash(digest: hashlib._Hash, block: list[bytes]) -> None:
