@@ -136,24 +136,53 @@ class DatabaseHealth:
         while True:
             try:
                 if conn is None or conn.closed:
-                    conn = await psycopg.AsyncConnection.connect(
-                        self.conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT,
-                        application_name="supalite watchdog")
+                    conn = await self._connect()
                 await ping(conn, self.timeout)
             except asyncio.CancelledError:
                 if conn is not None:
                     conn.pgconn.finish()
                 raise
             except Exception as exc:
+                had_connection = conn is not None and not isinstance(exc, TimeoutError)
                 if conn is not None:
                     conn.pgconn.finish()
                     conn = None
+                if self.up and had_connection:
+                    conn = await self._reconnect()
+                    if conn is not None:
+                        # Only its connection was ended (an admin's pg_terminate_backend, the
+                        # database dropped and created again, a pooler restarted), while the
+                        # database answers: no outage, but the pools drop what was ended too.
+                        log.info("watchdog: its connection was ended (%s); reconnected", _first_line(exc))
+                        await self._run_recovery_hooks()
+                        await asyncio.sleep(PING_INTERVAL)
+                        continue
                 self._mark_down(exc)
                 await asyncio.sleep(RETRY_INTERVAL)
                 continue
             if not self.up:
                 await self._mark_up()
             await asyncio.sleep(PING_INTERVAL)
+
+    async def _connect(self) -> AsyncConnection:
+        return await psycopg.AsyncConnection.connect(
+            self.conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT, application_name="supalite watchdog")
+
+    async def _reconnect(self) -> AsyncConnection | None:
+        """A new connection that answers a ping at once, else None (the database is down)."""
+        conn: AsyncConnection | None = None
+        try:
+            conn = await self._connect()
+            await ping(conn, self.timeout)
+            return conn
+        except asyncio.CancelledError:
+            if conn is not None:
+                conn.pgconn.finish()
+            raise
+        except Exception:
+            if conn is not None:
+                conn.pgconn.finish()
+            return None
 
     def _mark_down(self, exc: BaseException) -> None:
         if self.up:
@@ -163,17 +192,20 @@ class DatabaseHealth:
             log.warning("database unavailable (%s): answering 503 until it is back", _first_line(exc))
         self.sever_all()
 
+    async def _run_recovery_hooks(self) -> None:
+        for hook in self.on_recover:
+            try:
+                await hook()
+            except Exception:
+                log.warning("database recovery hook failed", exc_info=True)
+
     def sever_all(self) -> None:
         for conn in list(_TRACKED):
             sever(conn)
 
     async def _mark_up(self) -> None:
         log.warning("database available again after %.1f s", time.monotonic() - self.changed_at)
-        for hook in self.on_recover:
-            try:
-                await hook()
-            except Exception:
-                log.warning("database recovery hook failed", exc_info=True)
+        await self._run_recovery_hooks()
         self.up = True
         self.changed_at = time.monotonic()
 
