@@ -85,8 +85,7 @@ def sendable(out: Answer) -> Answer:
 def head(out: Answer, default_headers: list[tuple[bytes, bytes]], keep_alive: bool) -> bytes:
     """The response's status line and headers: the server's defaults (date, server), CORS,
     the answer's own (checked by `sendable`), Content-Length."""
-    lines = [STATUS_LINE[out.status]]
-    lines.extend(name + b": " + value + b"\r\n" for name, value in default_headers)
+    lines = [STATUS_LINE[out.status], _default_block(default_headers)]
     own = out.headers
     if _SPECIAL.isdisjoint(own):
         text = _CORS_BLOCK + "".join(f"{name}: {value}\r\n" for name, value in own.items())
@@ -99,6 +98,18 @@ def head(out: Answer, default_headers: list[tuple[bytes, bytes]], keep_alive: bo
         lines.append(b"connection: close\r\n")
     lines.append(b"\r\n")
     return b"".join(lines)
+
+
+_defaults: tuple[list[tuple[bytes, bytes]] | None, bytes] = (None, b"")
+
+
+def _default_block(default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """The server's default header lines, encoded once per list: uvicorn makes a new one
+    each second (its date header), and every response in that second shares it."""
+    global _defaults
+    if _defaults[0] is not default_headers:
+        _defaults = (default_headers, b"".join(name + b": " + value + b"\r\n" for name, value in default_headers))
+    return _defaults[1]
 
 
 class _NoBody:
