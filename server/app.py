@@ -53,8 +53,8 @@ log = logging.getLogger("supalite")
 
 class SupaliteApp(Starlette):
     """Starlette, except that /rest/v1/... (the hottest path) goes straight to the REST app.
-Most REST requests never reach it: the REST lane (server.rest_lane) finds `rest_app` here
-and answers them from the HTTP parser.
+    Most REST requests never reach it: the REST lane (server.rest_lane) finds `rest_app` here
+    and answers them from the HTTP parser.
 
     The REST app is a bare ASGI app that answers every error itself, so Starlette's router
     and middleware layers add nothing there but cost; the scope it gets is the one the

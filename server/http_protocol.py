@@ -105,7 +105,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._too_large = False
         self._rest = rest_lane.rest_service(self.app)  # None: every request through ASGI
         self._idle_since = 0.0  # loop time of the last response while idle; 0: a request is under way
-        self._keep_alive_armed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(CoalescingTransport(transport))  # type: ignore[arg-type]
@@ -186,12 +185,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self._start_asgi_task(cycle, app)
             return
         self._idle_since = self.loop.time()
-        if not self._keep_alive_armed:
-            self._keep_alive_armed = True
+        if self.timeout_keep_alive_task is None:  # armed once per idle period
             self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, self._keep_alive_check)
 
     def _keep_alive_check(self) -> None:
-        self._keep_alive_armed = False
         self.timeout_keep_alive_task = None
         if self.transport.is_closing() or not self._idle_since:
             return  # closed, or busy: the next response arms the timer again
@@ -199,7 +196,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if left <= 0:
             self.transport.close()
             return
-        self._keep_alive_armed = True
         self.timeout_keep_alive_task = self.loop.call_later(left, self._keep_alive_check)
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -25,8 +25,9 @@ from starlette.types import Receive
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, RequestResponseCycle
 
 from server.rest import errors
-from server.rest.response import CORS_HEADERS, Answer, error_answer, valid_headers
-from server.rest.service import FRAMING_HEADERS, NO_BODY_METHODS
+from server.rest.headers import valid_headers
+from server.rest.response import CORS_HEADERS, Answer, error_answer, response_headers
+from server.rest.service import NO_BODY_METHODS
 
 if TYPE_CHECKING:
     from server.rest.service import RestService
@@ -36,12 +37,9 @@ JOIN_MAX_BYTES = 64 * 1024  # a body up to this size leaves in the same write as
 log = logging.getLogger("supalite.rest")
 
 _CORS_BLOCK = "".join(f"{name}: {value}\r\n" for name, value in CORS_HEADERS.items())
-# The lane frames the body itself (Content-Length): one a function sets (response.headers)
-# is left out, as a Transfer-Encoding would be, else the client would read the body wrong.
-_FRAMING = FRAMING_HEADERS
 # An answer with any of these takes the slower way: its own CORS headers replace the defaults
 # (a preflight's Access-Control-Allow-Origin, sent twice, is refused by browsers).
-_SPECIAL = _FRAMING | frozenset(CORS_HEADERS)
+_CORS_NAMES = frozenset(CORS_HEADERS)
 
 
 def rest_service(app: Any) -> RestService | None:
@@ -87,11 +85,10 @@ def head(out: Answer, default_headers: list[tuple[bytes, bytes]], keep_alive: bo
     the answer's own (checked by `sendable`), Content-Length."""
     lines = [STATUS_LINE[out.status], _default_block(default_headers)]
     own = out.headers
-    if _SPECIAL.isdisjoint(own):
+    if _CORS_NAMES.isdisjoint(own):  # the usual answer: the CORS lines are made once
         text = _CORS_BLOCK + "".join(f"{name}: {value}\r\n" for name, value in own.items())
-    else:  # as the ASGI way merges them: the answer's own CORS headers win
-        text = "".join(f"{name}: {value}\r\n" for name, value in {**CORS_HEADERS, **own}.items()
-                       if name not in _FRAMING)
+    else:
+        text = "".join(f"{name}: {value}\r\n" for name, value in response_headers(own).items())
     lines.append(text.encode("latin-1", "replace"))
     lines.append(b"content-length: %d\r\n" % len(out.body))
     if not keep_alive:

@@ -10,6 +10,8 @@ from typing import Any
 import orjson
 from psycopg import errors as pg_errors
 
+from server.rest.headers import function_headers
+
 
 class ApiError(Exception):
     """An error answered to the client as PostgREST would."""
@@ -290,5 +292,8 @@ def _raise_pgrst(message: str, detail: str | None) -> ApiError:
     if (resp is None or not _is_status(resp.get("status")) or not _is_text(resp.get("status_text"), True)
             or not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values())):
         return raise_pgrst_error(f"Invalid JSON value for DETAIL: '{detail}'", _DETAIL_HINT)
-    return ApiError(int(resp["status"]), body["code"], body["message"], body.get("details"), body.get("hint"),
-                    dict(headers))
+    try:
+        safe = function_headers(headers.items())
+    except ValueError:
+        return raise_pgrst_error(f"Invalid JSON value for DETAIL: '{detail}'", _DETAIL_HINT)
+    return ApiError(int(resp["status"]), body["code"], body["message"], body.get("details"), body.get("hint"), safe)

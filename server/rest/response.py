@@ -7,13 +7,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from typing import Any
 from urllib.parse import quote
 
 import orjson
 
 from server.rest import errors
+from server.rest.headers import function_headers
 from server.rest.executor import Result
 from server.rest.plan import CallPlan, MutatePlan, Plan, ReadPlan
 from server.rest.request import MediaType
@@ -164,8 +164,7 @@ def finish(out: Answer, result: Result, applied: tuple[str, ...]) -> Answer:
         status, extra = guc_overrides(headers_setting, status_setting)
         if status is not None:
             out.status = status
-        for k, v in extra.items():
-            out.headers[k.lower()] = v
+        out.headers.update(extra)
     if applied:
         out.headers["preference-applied"] = ", ".join(applied)
     return out
@@ -175,6 +174,12 @@ CORS_HEADERS = {
     "access-control-expose-headers": ("Content-Encoding, Content-Location, Content-Range, Content-Type, Date, Location, Server,"
                                       " Transfer-Encoding, Range-Unit, Preference-Applied"),
 }
+
+
+def response_headers(own: dict[str, str]) -> dict[str, str]:
+    """The headers a response carries besides Content-Length: CORS, then the answer's own
+    (a preflight's, or a function's, replace the CORS defaults)."""
+    return {**CORS_HEADERS, **own}
 
 
 def content_range(offset: int, page_total: int, total: int | None) -> str:
@@ -214,23 +219,12 @@ def guc_overrides(headers_guc: str | None, status_guc: str | None) -> tuple[int 
                 if not isinstance(item, dict) or len(item) != 1:
                     raise ValueError
                 (k, v), = item.items()
-                if not isinstance(v, str) or not k or not valid_headers(str(k), v):
+                if not isinstance(v, str):
                     raise ValueError
-                extra[str(k)] = v
+                extra.update(function_headers([(str(k), v)]))
         except ValueError:
             raise errors.guc_headers_error() from None
     return status, extra
-
-
-# What HTTP forbids in a header name and in a value (uvicorn's own checks on an ASGI response):
-# a line break in a value a function set would split the response in two.
-_BAD_NAME = re.compile('[\x00-\x1f\x7f()<>@,;:\\[\\]={} \t\\\\"]')
-_BAD_VALUE = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
-
-
-def valid_headers(names: str, values: str) -> bool:
-    """Whether header names (joined) and values (joined) are all valid HTTP."""
-    return (names != "" or values == "") and not (_BAD_NAME.search(names) or _BAD_VALUE.search(values))
 
 
 def rows_body(body: str, media: MediaType, page_total: int) -> bytes:

@@ -29,7 +29,7 @@ from server.rest.caches import Prepared, StatementCache, prepare, statement_key
 from server.rest.executor import Executor
 from server.rest.plan import PlanConfig, plan
 from server.rest.request import ApiRequest
-from server.rest.response import CORS_HEADERS, Answer
+from server.rest.response import Answer
 from server.rest.schema_cache import SchemaCache, SchemaCacheHolder
 
 if TYPE_CHECKING:
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("supalite.rest")
 
 NO_BODY_METHODS = ("GET", "HEAD", "DELETE")  # their body is never read
-# Headers a function may not set (response.headers): the server frames the body itself.
-FRAMING_HEADERS = frozenset(("content-length", "transfer-encoding"))
 _NO_CONTENT = (204, 304)  # statuses whose response has no body (a function may set them)
 
 
@@ -66,8 +64,7 @@ class RestService:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         out = await self.respond(scope["method"], scope["path"][len(scope.get("root_path", "")):],
                                  scope.get("query_string", b"").decode("latin-1"), headers, receive)
-        out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in {**CORS_HEADERS, **out.headers}.items()
-                       if k not in FRAMING_HEADERS]  # the body's length is the server's to say
+        out_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.response_headers(out.headers).items()]
         out_headers.append((b"content-length", str(len(out.body)).encode()))
         await send({"type": "http.response.start", "status": out.status, "headers": out_headers})
         await send({"type": "http.response.body", "body": out.body})

@@ -109,6 +109,13 @@ begin
   return 'short and stout';
 end $$;
 
+-- Any response status a function may set (response.status).
+create function public.fx_status(code int) returns text language plpgsql stable as $$
+begin
+  perform set_config('response.status', code::text, true);
+  return 'set';
+end $$;
+
 -- Any response header a function may set (response.headers), name and value as given.
 create function public.fx_header(name text, value text) returns text language plpgsql stable as $$
 begin

@@ -189,3 +189,14 @@ def test_a_function_cannot_frame_the_body_itself(conn, rest_server) -> None:
         assert status.startswith("HTTP/1.1 200") and headers["content-length"] == "5" and body == b'"set"'
     conn.send(request(conn, key, "GET", "/rest/v1/fx_books?select=id&id=eq.1"))
     assert json.loads(conn.response()[2]) == [{"id": 1}]  # the connection still reads right
+
+
+def test_a_204_or_304_a_function_sets_has_no_body(conn, rest_server) -> None:
+    # The client reads no body after a 204 or 304: one sent would be taken as the next response.
+    key = rest_server.anon_key
+    for code in (204, 304):
+        conn.send(request(conn, key, "GET", f"/rest/v1/rpc/fx_status?code={code}")
+                  + request(conn, key, "GET", "/rest/v1/fx_books?select=id&id=eq.1"))
+        status, _, body = conn.response()
+        assert status.startswith(f"HTTP/1.1 {code}") and body == b""
+        assert json.loads(conn.response()[2]) == [{"id": 1}]

@@ -152,7 +152,18 @@ def test_raise_pgrst_sets_status_body_and_headers(pg: psycopg.Connection) -> Non
     err = from_pg_error(raised(pg, "PGRST", message, detail), authed=False)
     assert (err.status, err.code, err.message, err.details, err.hint) == (
         402, "123", "Payment Required", "Quota exceeded", "Upgrade your plan")
-    assert err.headers == {"X-Powered-By": "Nerd Rage", "Cache-Control": "no-store"}
+    # names lower-cased (server.rest.headers), so that one a function sets replaces the server's
+    assert err.headers == {"x-powered-by": "Nerd Rage", "cache-control": "no-store"}
+
+
+def test_raise_pgrst_headers_are_made_safe(pg: psycopg.Connection) -> None:
+    message = '{"code":"A","message":"m"}'
+    framed = from_pg_error(raised(pg, "PGRST", message, '{"status":400,"headers":{"Content-Length":"0","X-A":"b"}}'),
+                           authed=True)
+    assert (framed.status, framed.headers) == (400, {"x-a": "b"})  # the server frames the body itself
+    split = '{"status":400,"headers":{"X-A":"b\\r\\nSet-Cookie: s=1"}}'
+    refused = from_pg_error(raised(pg, "PGRST", message, split), authed=True)
+    assert (refused.status, refused.code, refused.headers) == (500, "PGRST121", {})
 
 
 def test_raise_pgrst_optional_keys(pg: psycopg.Connection) -> None:
