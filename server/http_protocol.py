@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
+import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server import rest_lane
@@ -101,7 +102,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._in_head = True  # between a message's start and its headers' end
-        self._head_bytes = 0
+        self._head_bytes = 0  # bytes read of a head still incomplete
+        self._head_size = 0  # the header lines' size, counted as they are parsed
         self._too_large = False
         self._rest = rest_lane.rest_service(self.app)  # None: every request through ASGI
         self._idle_since = 0.0  # loop time of the last response while idle; 0: a request is under way
@@ -110,13 +112,25 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_made(CoalescingTransport(transport))  # type: ignore[arg-type]
 
     def data_received(self, data: bytes) -> None:
+        # uvicorn's, with the head's bound: run for every read, so written out once here
+        self._idle_since = 0.0  # uvicorn's _unset_keepalive_if_required
         was_in_head = self._in_head
-        super().data_received(data)
-        if self._too_large or self.transport.is_closing():
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            msg = "Invalid HTTP request received."
+            self.logger.warning(msg)
+            self.send_400_response(msg)
             return
-        if was_in_head and self._in_head:  # the whole read was head, and it is not over
+        except httptools.HttpParserUpgrade:
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+            else:
+                self._unsupported_upgrade_warning()
+            return
+        if was_in_head and self._in_head and not self._too_large:  # the whole read was head, not over
             self._head_bytes += len(data)
-            if self._head_bytes > MAX_HEAD_BYTES:
+            if self._head_bytes > MAX_HEAD_BYTES and not self.transport.is_closing():
                 self._refuse()
 
     def on_message_begin(self) -> None:
@@ -127,6 +141,14 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.headers = []
         self._in_head = True
         self._head_bytes = 0
+        self._head_size = 0
+
+    def on_header(self, name: bytes, value: bytes) -> None:  # uvicorn's, counting the head's size
+        name = name.lower()
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100_continue = True
+        self.headers.append((name, value))
+        self._head_size += len(name) + len(value) + 4
 
     def _build_scope(self) -> None:
         """uvicorn's scope of the request whose head was just read (its on_message_begin)."""
@@ -136,8 +158,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.scope["headers"] = headers
 
     def on_headers_complete(self) -> None:
-        size = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
-        if size > MAX_HEAD_BYTES:
+        if len(self.url) + self._head_size > MAX_HEAD_BYTES:
             self._too_large = True
             raise HeadTooLarge  # the parser stops; send_400_response answers 431 instead
         self._in_head = False
@@ -157,15 +178,24 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         method = parser.get_method().decode("ascii")
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in self.headers}
         existing_cycle = self.cycle
-        self.cycle = rest_lane.RestCycle(
-            self._rest, method, path, query, headers, cast(CoalescingTransport, self.transport).raw, self.flow,
-            self.server_state.default_headers, self.expect_100_continue,
-            parser.get_http_version() != "1.0" and parser.should_keep_alive(), self.on_response_complete)
+        self.cycle = cycle = rest_lane.RestCycle(
+            self, self._rest, method, path, query, headers,
+            parser.get_http_version() != "1.0" and parser.should_keep_alive(), self.expect_100_continue)
         if existing_cycle is None or existing_cycle.response_complete:
-            self._start_asgi_task(self.cycle, self.app)
+            cycle.start()
         else:  # pipelined: it waits for the response before it, as uvicorn's own cycles do
             self.flow.pause_reading()
-            self.pipeline.appendleft((self.cycle, self.app))
+            self.pipeline.appendleft((cycle, self.app))
+
+    @property
+    def raw_transport(self) -> Any:
+        return cast(CoalescingTransport, self.transport).raw
+
+    def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+        if isinstance(cycle, rest_lane.RestCycle):  # a pipelined lane request
+            cycle.start()
+        else:
+            super()._start_asgi_task(cycle, app)
 
     # -- keep-alive: one timer per idle period, not one per request --------------------
     # uvicorn arms a timer after every response and cancels it when the next request's

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
 
 from starlette.types import Receive
@@ -31,6 +31,20 @@ from server.rest.service import NO_BODY_METHODS
 
 if TYPE_CHECKING:
     from server.rest.service import RestService
+
+
+class LaneProtocol(Protocol):
+    """What a RestCycle uses of its connection's protocol (server.http_protocol)."""
+
+    loop: asyncio.AbstractEventLoop
+    tasks: set[asyncio.Task[None]]
+    flow: Any
+    server_state: Any
+
+    @property
+    def raw_transport(self) -> Any: ...
+
+    def on_response_complete(self) -> None: ...
 
 PREFIX = b"/rest/v1/"
 JOIN_MAX_BYTES = 64 * 1024  # a body up to this size leaves in the same write as its head
@@ -125,28 +139,40 @@ _NO_BODY = _NoBody()
 class RestCycle(RequestResponseCycle):
     """One /rest/v1 request on a connection: its body through the inherited `receive`, its
     answer from `RestService.respond`, written whole. Built with only the state the protocol
-    and `receive` use (uvicorn's own constructor sets up a whole ASGI cycle)."""
+    and `receive` use (uvicorn's own constructor sets up a whole ASGI cycle); the state a
+    request seldom changes starts as these class defaults."""
 
-    def __init__(self, service: RestService, method: str, path: str, query: str, headers: dict[str, str],
-                 transport: Any, flow: Any, default_headers: list[tuple[bytes, bytes]],
-                 expect_100_continue: bool, keep_alive: bool, on_response: Any) -> None:
+    disconnected = False
+    more_body = True
+    response_started = False
+    response_complete = False
+    waiting_for_100_continue = False
+    message_event: Any = _NO_BODY
+    body: Any = b""
+    task: asyncio.Task[None] | None = None
+
+    def __init__(self, protocol: LaneProtocol, service: RestService, method: str, path: str, query: str,
+                 headers: dict[str, str], keep_alive: bool, expect_100_continue: bool) -> None:
+        self.protocol = protocol
         self.service = service
         self.method = method
         self.path = path
         self.query = query
         self.request_headers = headers
-        self.transport = transport
-        self.flow = flow
-        self.default_headers = default_headers
-        self.waiting_for_100_continue = expect_100_continue
         self.keep_alive = keep_alive
-        self.on_response = on_response
-        self.message_event = _NO_BODY if method in NO_BODY_METHODS else asyncio.Event()  # type: ignore[assignment]
-        self.disconnected = False
-        self.body = bytearray()
-        self.more_body = True
-        self.response_started = False
-        self.response_complete = False
+        self.transport = protocol.raw_transport
+        self.flow = protocol.flow
+        if method not in NO_BODY_METHODS:
+            self.message_event = asyncio.Event()
+            self.body = bytearray()
+            if expect_100_continue:
+                self.waiting_for_100_continue = True
+
+    def start(self) -> None:
+        """Run the cycle as one of the server's tasks (uvicorn's _start_asgi_task, whose
+        done-callback costs a loop turn per request: this task leaves the set itself)."""
+        self.task = task = self.protocol.loop.create_task(self.run_asgi(None))
+        self.protocol.tasks.add(task)
 
     async def run_asgi(self, app: Any) -> None:  # the name uvicorn's protocol starts a cycle by
         try:
@@ -157,7 +183,8 @@ class RestCycle(RequestResponseCycle):
                 await self.flow.drain()  # the client reads slower than it asks: wait for it
             if self.disconnected:
                 return
-            data = head(out, self.default_headers, self.keep_alive)
+            protocol = self.protocol
+            data = head(out, protocol.server_state.default_headers, self.keep_alive)
             if len(out.body) <= JOIN_MAX_BYTES:
                 self.transport.write(data + out.body)
             else:
@@ -167,7 +194,7 @@ class RestCycle(RequestResponseCycle):
             self.message_event.set()
             if not self.keep_alive:
                 self.transport.close()
-            self.on_response()
+            protocol.on_response_complete()
         except Exception:
             log.exception("rest: could not answer %s /rest/v1%s", self.method, self.path)
             self.transport.close()  # nothing sensible can follow on this connection
@@ -175,4 +202,4 @@ class RestCycle(RequestResponseCycle):
             self.transport.close()
             raise
         finally:
-            self.on_response = lambda: None
+            self.protocol.tasks.discard(self.task)
