@@ -22,6 +22,11 @@ sends them in one pipelined flight. The ratio against pgbench in pipeline mode
 pgbench and the GET load take turns three times (BENCH_ROUNDS) and the medians are compared,
 since other work on a shared machine changes the load from one phase to the next.
 
+On Linux the GET rounds also print where the machine's CPU went per request (/proc): the
+server's processes, the load generator, and the rest (PostgreSQL and the kernel), against the
+same for one pgbench transaction. Both saturate the cores, so the ratio is roughly the
+second total over the first: each microsecond the server spends on a request moves it.
+
 The load comes from a second process on loopback, keep-alive HTTP/1.1: wrk when installed
 (`apt-get install wrk`, far cheaper than a Python client, so the server keeps the CPU), else
 an asyncio generator.
@@ -35,6 +40,7 @@ import asyncio
 import functools
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -83,6 +89,50 @@ GET_SINGLE = Phase("GET single row", "GET", SINGLE_ROW, "anon")
 def request_headers(host: str, key: str) -> dict[str, str]:
     """The headers every load request carries (and request.headers in pgbench's transaction)."""
     return {"host": host, "apikey": key, "authorization": f"Bearer {key}", "content-type": "application/json"}
+
+
+class CpuMeter:
+    """CPU seconds spent so far by the whole machine, a server's processes (the process and
+    its workers) and this process's finished children (the load generators), from /proc."""
+
+    TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = server_pid
+        self.available = Path("/proc/stat").exists()
+
+    def read(self) -> tuple[float, float, float]:
+        if not self.available:
+            return (0.0, 0.0, 0.0)
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        busy = sum(fields[:3]) + sum(fields[5:8])  # user nice system, irq softirq steal
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (busy / self.TICK, self._server_ticks() / self.TICK, children.ru_utime + children.ru_stime)
+
+    def _server_ticks(self) -> int:
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                after_name = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:  # the process ended meanwhile
+                continue
+            pid, ppid = int(stat.parent.name), int(after_name[1])
+            if self.server_pid in (pid, ppid):
+                total += int(after_name[11]) + int(after_name[12])  # utime stime
+        return total
+
+
+def cpu_split(spent: list[tuple[float, float, float]], requests: float, server: bool) -> str:
+    """'<total> us (<server>, <load generator>, <rest>)' per request, from CpuMeter deltas."""
+    machine, by_server, by_load = (sum(column) * 1e6 / max(requests, 1) for column in zip(*spent, strict=True))
+    rest = machine - by_server - by_load
+    if server:
+        return f"{machine:.0f} µs (server {by_server:.0f}, load generator {by_load:.0f}, PostgreSQL and kernel {rest:.0f})"
+    return f"{machine:.0f} µs (pgbench {by_load:.0f}, PostgreSQL and kernel {rest:.0f})"
+
+
+def _delta(after: tuple[float, float, float], before: tuple[float, float, float]) -> tuple[float, float, float]:
+    return (after[0] - before[0], after[1] - before[1], after[2] - before[2])
 
 
 def _literal(value: bytes | None) -> str:
@@ -224,13 +274,19 @@ def run_load(url: str, method: str, path: str, key: str, body: str, seconds: flo
 
 # -- pgbench of the same transaction ------------------------------------------------------------
 
-def pgbench_tps(database_url: str, password: str, script_text: str, seconds: float) -> float:
-    """pgbench's best TPS of `script_text` over PGBENCH_THREADS."""
-    return max(_pgbench_tps(database_url, password, script_text, seconds, threads)
-               for threads in PGBENCH_THREADS)
+def pgbench_tps(database_url: str, password: str, script_text: str, seconds: float,
+                counted: list[int] | None = None) -> float:
+    """pgbench's best TPS of `script_text` over PGBENCH_THREADS (every run's transactions
+    appended to `counted`)."""
+    runs = [_pgbench_run(database_url, password, script_text, seconds, threads) for threads in PGBENCH_THREADS]
+    if counted is not None:
+        counted.extend(transactions for _, transactions in runs)
+    return max(tps for tps, _ in runs)
 
 
-def _pgbench_tps(database_url: str, password: str, script_text: str, seconds: float, threads: int) -> float:
+def _pgbench_run(database_url: str, password: str, script_text: str, seconds: float,
+                 threads: int) -> tuple[float, int]:
+    """(tps, transactions) of one pgbench run."""
     from psycopg.conninfo import conninfo_to_dict
 
     from server.db.embedded import bin_dir
@@ -244,10 +300,15 @@ def _pgbench_tps(database_url: str, password: str, script_text: str, seconds: fl
                           "-T", str(max(1, int(seconds))), "-h", parts.get("host", "127.0.0.1"),
                           "-p", str(parts.get("port", 5432)), "-U", "authenticator", "-f", str(script), parts["dbname"]],
                          capture_output=True, text=True, env=env)
+    tps = transactions = None
     for line in out.stdout.splitlines():
         if line.startswith("tps ="):
-            return float(line.split()[2])
-    raise RuntimeError(out.stdout + out.stderr)
+            tps = float(line.split()[2])
+        elif line.startswith("number of transactions actually processed:"):
+            transactions = int(line.split(":")[1].split("/")[0])
+    if tps is None or transactions is None:
+        raise RuntimeError(out.stdout + out.stderr)
+    return tps, transactions
 
 
 def main() -> None:
@@ -280,9 +341,18 @@ def main() -> None:
                 # pgbench and the server take turns, ROUNDS times (medians): on a shared machine
                 # the load of other work changes from one phase to the next
                 plain, piped, gets = [], [], []
+                meter = CpuMeter(server.process.pid)
+                pgbench_cpu: list[tuple[float, float, float]] = []
+                get_cpu: list[tuple[float, float, float]] = []
+                pgbench_transactions: list[int] = []
                 for _ in range(ROUNDS):
-                    plain.append(pgbench_tps(db, password, script(GET_SINGLE), seconds))
+                    before = meter.read()
+                    plain.append(pgbench_tps(db, password, script(GET_SINGLE), seconds, pgbench_transactions))
+                    between = meter.read()
                     gets.append(run_load(server.url, "GET", SINGLE_ROW, keys["anon"], "", seconds))
+                    after = meter.read()
+                    pgbench_cpu.append(_delta(between, before))
+                    get_cpu.append(_delta(after, between))
                     piped.append(pgbench_tps(db, password, script(GET_SINGLE, pipeline=True), seconds))
                 tps, tps_pipe = statistics.median(plain), statistics.median(piped)
                 single = sorted(gets, key=lambda r: r["rps"])[len(gets) // 2]
@@ -294,6 +364,10 @@ def main() -> None:
                 print(f"  GET single row      {single['rps']:8.0f} req/s  p95 {single['p95_ms']:5.1f} ms  "
                       f"p99 {single['p99_ms']:5.1f} ms   "
                       f"ratio to pgbench {ratio:.2f} ({single['rps'] / tps_pipe:.2f} to pipelined pgbench)")
+                if meter.available:
+                    requests = sum(g["rps"] for g in gets) * max(1, int(seconds))
+                    print(f"  CPU per GET, whole machine: {cpu_split(get_cpu, requests, server=True)}")
+                    print(f"  CPU per pgbench transaction: {cpu_split(pgbench_cpu, sum(pgbench_transactions), server=False)}")
                 record("rest", f"GET single row, {workers} worker(s)",
                        f"{single['rps']:.0f} req/s, p95 {single['p95_ms']:.1f} ms, p99 {single['p99_ms']:.1f} ms",
                        ratio, f"pgbench {tps:.0f} tps", "ratio >= 0.75, p95 < 10 ms")
