@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server import auth, realtime, rest, storage, web
+from server import auth, functions, realtime, rest, storage, web
 from server.auth.jwt import keys_from_settings
 from server.config import Settings, load_settings
 from server.context import AppContext
@@ -146,6 +146,7 @@ def create_app(settings: Settings) -> Starlette:
         Mount(REST_PREFIX, app=rest_app),
         Mount("/storage/v1", app=storage.build(ctx)),
         Mount("/realtime/v1", app=realtime_app),
+        Mount("/functions/v1", app=functions.build(ctx)),
         *auth.inbox_routes(ctx),  # the dev inbox, on a dev server only
         Mount("/", app=web.build(ctx)),
     ]

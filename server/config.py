@@ -220,6 +220,9 @@ SETTINGS: dict[str, Setting] = {
     "tus_url_expiry_ms": Setting("TUS_URL_EXPIRY_MS", "3600000", "Resumable (TUS) uploads expire this long after creation, in milliseconds"),
     "tus_part_size": Setting("TUS_PART_SIZE", "50", "Largest S3 part of a resumable upload, in MB (at least 5)"),
     "log_level": Setting("SUPALITE_LOG_LEVEL", "info", "Log level"),
+    "functions_dir": Setting("SUPALITE_FUNCTIONS_DIR", "", "Edge Functions, a folder each (<name>/index.ts). Empty: supabase/functions in the project dir"),
+    "functions_wall_clock": Setting("SUPALITE_FUNCTIONS_WALL_CLOCK", "400", "Seconds an Edge Function invocation may run before 546 WORKER_LIMIT"),
+    "functions_memory_mb": Setting("SUPALITE_FUNCTIONS_MEMORY_MB", "256", "Heap of an Edge Function's process, in MB (546 WORKER_LIMIT beyond)"),
 }
 
 _PARSERS: dict[str, Callable[[str], object]] = {
@@ -246,6 +249,8 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
+    "functions_dir": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
+    "functions_wall_clock": float, "functions_memory_mb": int,
 }
 
 
@@ -334,6 +339,9 @@ class Settings:
     file_size_limit: int = 52428800
     tus_url_expiry_ms: int = 3600000
     tus_part_size: int = 50  # MB
+    functions_dir: Path | None = None  # None: <project_dir>/supabase/functions
+    functions_wall_clock: float = 400.0  # seconds
+    functions_memory_mb: int = 256
     log_level: str = "info"
     # SUPALITE_APP_<NAME> variables: database settings `app.<name>` the app's SQL reads.
     app_settings: dict[str, str] = field(default_factory=dict)

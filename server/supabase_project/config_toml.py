@@ -102,7 +102,6 @@ TEMPLATE: dict[str, Any] = {
 _ABSENT_SERVICES = {
     "studio": "Studio is not part of supalite (use `supalite psql` or any SQL client)",
     "inbucket": "no Inbucket/Mailpit: auth mails go to the dev inbox at /inbox on the API",
-    "edge_runtime": "edge functions are not served yet",
     "analytics": "no log analytics (Logflare, Vector)",
 }
 _TOP_LEVEL = {"project_id", "api", "db", "realtime", "studio", "inbucket", "storage", "auth", "edge_runtime",
@@ -305,6 +304,22 @@ class _Table:
             self.reader.warn(f"unknown key {self.where(key)}, ignored")
 
 
+def _functions(root: _Table) -> None:
+    """[edge_runtime] and [functions.<name>]: served by server/functions, which reads a
+    function's keys (verify_jwt, entrypoint, import_map, enabled) itself when it is called."""
+    runtime = root.table("edge_runtime")
+    runtime.enabled(default=True)
+    runtime.unsupported("inspector_port", why="no inspector: functions run without a debugger port, ignored")
+    runtime.unsupported("policy", why="every function keeps one process (per_worker), ignored")
+    runtime.unsupported("deno_version", why="functions run on Deno 2, ignored")
+    runtime.finish()
+    for function in root.tables("functions").values():
+        for key in ("enabled", "verify_jwt", "entrypoint", "import_map"):
+            function.raw(key)
+        function.unsupported("static_files", why="static files are not bundled, ignored")
+        function.finish()
+
+
 def read_project_config(project: SupabaseProject, environ: Mapping[str, str] | None = None) -> ProjectConfig:
     """Parse config.toml; ConfigError (one line, naming the key) for what cannot be run.
 
@@ -338,8 +353,7 @@ def read_project_config(project: SupabaseProject, environ: Mapping[str, str] | N
         table = root.table(service)
         if service in data and table.enabled(default=True):
             reader.warn(f"[{service}]: {why}")
-    for name in sorted(root.table("functions").data):
-        reader.warn(f"[functions.{name}]: {_ABSENT_SERVICES['edge_runtime']}")
+    _functions(root)
     experimental = root.table("experimental")
     experimental.unsupported(*sorted({*experimental.data, *experimental.defaults}))
     return ProjectConfig(

@@ -41,7 +41,7 @@ def init_project(tmp_path: Path) -> SupabaseProject:
 def test_the_cli_init_template_prints_only_the_services_supalite_does_not_run(tmp_path: Path) -> None:
     config = read_project_config(init_project(tmp_path), {})
     assert [line.removeprefix(PREFIX).split(":")[0] for line in config.warnings] == [
-        "[studio]", "[inbucket]", "[edge_runtime]", "[analytics]"]
+        "[studio]", "[inbucket]", "[analytics]"]
     assert all(line.startswith(PREFIX) and "\n" not in line for line in config.warnings)
     env = config.settings_env
     assert env["SUPALITE_PORT"] == "54321" and env["SUPALITE_DB_PORT"] == "54322"
@@ -404,7 +404,6 @@ def test_unsupported_keys_are_said_once_each_unless_left_at_the_template_value_o
         "[auth.hook.custom_access_token]: only an http(s) send_sms hook is supported, ignored",
         "[auth.external.github]: supalite signs in with OpenID Connect providers only: set url to the provider's issuer",
         "[auth.captcha]: captcha is not checked by supalite, ignored",
-        "[functions.hello]: edge functions are not served yet",
         "[experimental] orioledb_version: not supported by supalite, ignored",
     ]
     assert config.settings_env["GOTRUE_EXTERNAL_GOOGLE_ENABLED"] == "false"

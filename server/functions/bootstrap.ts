@@ -1,0 +1,51 @@
+// One Edge Function's process (server/functions/workers.py starts it): Deno.serve is made
+// to listen on the Unix socket supalite gives, then the function's module is imported, as
+// Supabase's edge runtime runs `Deno.serve(handler)` in a worker of its own.
+const socketPath = Deno.env.get("SUPALITE_FUNCTION_SOCKET");
+const entrypoint = Deno.args[0];
+if (!socketPath || !entrypoint) {
+  console.error("bootstrap: SUPALITE_FUNCTION_SOCKET and an entrypoint URL are required");
+  Deno.exit(2);
+}
+Deno.env.delete("SUPALITE_FUNCTION_SOCKET");
+
+// supalite holds this process's stdin open: when supalite ends, however it ends, stdin
+// closes and the function goes with it rather than outliving the server.
+(async () => {
+  for await (const _ of Deno.stdin.readable) { /* nothing is ever written */ }
+  Deno.exit(0);
+})();
+
+// An uncaught error in the handler: the edge runtime's answer, not Deno's bare 500.
+function workerError(error: unknown): Response {
+  console.error(error);
+  return Response.json(
+    { code: "WORKER_ERROR", message: "Function exited due to an error (please check logs)" },
+    { status: 500 },
+  );
+}
+
+type Handler = (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
+type Options = { handler?: Handler; onError?: (error: unknown) => Response | Promise<Response>; signal?: AbortSignal };
+
+const originalServe = Deno.serve.bind(Deno);
+let served = false;
+
+// deno-lint-ignore no-explicit-any
+(Deno as any).serve = (first: Handler | Options, second?: Handler | Options) => {
+  const options: Options = typeof first === "function" ? ((second as Options) ?? {}) : (first ?? {});
+  const handler = typeof first === "function" ? first : ((second as Handler | undefined) ?? options.handler);
+  if (!handler) throw new TypeError("Deno.serve needs a handler");
+  if (served) throw new Error("Deno.serve was called twice: a function serves once");
+  served = true;
+  return originalServe(
+    { path: socketPath, onListen() {}, onError: options.onError ?? workerError, signal: options.signal },
+    handler,
+  );
+};
+
+await import(entrypoint);
+if (!served) {
+  console.error(`${entrypoint}: the function never called Deno.serve`);
+  Deno.exit(1);
+}

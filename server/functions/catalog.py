@@ -1,0 +1,67 @@
+"""Which Edge Functions a project has: a folder under the functions folder per function, as
+the Supabase CLI finds them (`supabase/functions/<name>/index.ts`), with the
+`[functions.<name>]` keys of config.toml (verify_jwt, entrypoint, import_map, enabled)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from server.config import Settings
+
+# The CLI's rule for function names (supabase functions new): a slug.
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+ENTRYPOINTS = ("index.ts", "index.js", "index.mts", "index.mjs", "index.tsx", "index.jsx")
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    name: str
+    folder: Path
+    entrypoint: Path
+    verify_jwt: bool = True
+    import_map: Path | None = None
+
+
+def functions_dir(settings: Settings) -> Path:
+    return settings.functions_dir or settings.project_dir / "supabase" / "functions"
+
+
+def find(settings: Settings, name: str) -> FunctionSpec | None:
+    """The function called `name`, or None: no such folder, no entrypoint, or disabled."""
+    if not NAME.match(name):
+        return None
+    root = functions_dir(settings)
+    folder = root / name
+    keys = _config_keys(settings, name)
+    if not keys.get("enabled", True):
+        return None
+    entrypoint = _resolve(root.parent, keys.get("entrypoint")) or next(
+        (folder / candidate for candidate in ENTRYPOINTS if (folder / candidate).is_file()), None)
+    if entrypoint is None or not entrypoint.is_file():
+        return None
+    import_map = _resolve(root.parent, keys.get("import_map"))
+    if import_map is None and (folder / "deno.json").is_file():
+        import_map = folder / "deno.json"
+    return FunctionSpec(name, folder, entrypoint, bool(keys.get("verify_jwt", True)), import_map)
+
+
+def _config_keys(settings: Settings, name: str) -> dict[str, Any]:
+    """`[functions.<name>]` of supabase/config.toml (paths in it are relative to supabase/)."""
+    config = functions_dir(settings).parent / "config.toml"
+    try:
+        data = tomllib.loads(config.read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    section = data.get("functions", {}).get(name, {})
+    return section if isinstance(section, dict) else {}
+
+
+def _resolve(base: Path, value: object) -> Path | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    path = Path(value)
+    return (path if path.is_absolute() else base / path).resolve()

@@ -1,0 +1,207 @@
+"""/functions/v1/<name>: a project's Edge Functions, as Supabase's edge runtime serves them.
+
+    name -> catalog.find (folder, config.toml keys) -> the JWT, unless verify_jwt = false
+    -> the function's worker (server.functions.workers) -> the request passed through
+
+The function sees the path from its name on (`/<name>/...`, as behind Supabase's gateway),
+with the method, headers, query and body; its answer streams back as it comes (server-sent
+events included). The edge runtime's errors, with its statuses and bodies: 404 "Function not
+found", 401 `{"msg": ...}` for a missing or invalid JWT, 503 BOOT_ERROR when the function
+does not start, 546 WORKER_LIMIT when it outlives the wall-clock limit or its memory, 500
+WORKER_ERROR when it throws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import httpx
+import orjson
+from starlette.types import Receive, Scope, Send
+
+from server.auth.jwt import JwtError
+from server.config import Settings
+from server.caller import verified_token
+from server.functions import catalog
+from server.functions.workers import BootError, FunctionWorker, WorkerPool
+
+if TYPE_CHECKING:
+    from server.context import AppContext
+
+log = logging.getLogger("supalite.functions")
+
+BOOT_ERROR = (503, "BOOT_ERROR", "Worker failed to boot (please check logs)")
+WORKER_ERROR = (500, "WORKER_ERROR", "Function exited due to an error (please check logs)")
+WORKER_LIMIT = (546, "WORKER_LIMIT", "Worker failed to respond due to a resource limit (please check logs)")
+# Hop-by-hop headers (RFC 9110 7.6.1) and the ones the server sets itself: not passed on.
+_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"transfer-encoding", b"te", b"trailer",
+                  b"upgrade", b"proxy-authorization", b"proxy-authenticate", b"host", b"content-length"})
+
+
+class FunctionsService:
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.settings = ctx.settings
+        self.pool = WorkerPool(ctx.settings)
+        ctx.on_shutdown.append(self.pool.stop)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        path = scope["path"][len(scope.get("root_path", "")):]
+        name = path.lstrip("/").split("/", 1)[0]
+        spec = catalog.find(self.settings, name)
+        if spec is None:
+            await _answer(send, 404, b"Function not found", b"text/plain")
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if spec.verify_jwt and scope["method"] != "OPTIONS":
+            refusal = self._refusal(headers.get("authorization"))
+            if refusal is not None:
+                await _answer(send, 401, orjson.dumps({"msg": refusal}), b"application/json")
+                return
+        await self._invoke(self.pool.worker(spec), scope, receive, send, path)
+
+    def _refusal(self, authorization: str | None) -> str | None:
+        """Why the edge runtime would refuse this Authorization header, or None."""
+        if not authorization:
+            return "Error: Missing authorization header"
+        bearer, _, token = authorization.partition(" ")
+        if bearer != "Bearer":
+            return "Error: Auth header is not 'Bearer {token}'"
+        try:
+            verified_token(self.ctx.keys, token)
+        except JwtError:
+            return "Invalid JWT"
+        return None
+
+    async def _invoke(self, worker: FunctionWorker, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        try:
+            client = await worker.ready()
+        except BootError as exc:
+            log.error("%s", exc)
+            await _error(send, BOOT_ERROR)
+            return
+        await Invocation(worker, client, send).run(scope, receive, path, self.settings)
+
+
+class Invocation:
+    """One request passed to a function's process and its answer streamed back, within the
+    wall-clock limit, given up as soon as the client leaves."""
+
+    def __init__(self, worker: FunctionWorker, client: httpx.AsyncClient, send: Send) -> None:
+        self.worker = worker
+        self.client = client
+        self.send = send
+        self.started = False  # the answer's head went out: no error answer can follow
+
+    async def run(self, scope: Scope, receive: Receive, path: str, settings: Settings) -> None:
+        deadline = asyncio.get_running_loop().time() + settings.functions_wall_clock
+        body = _Body(receive, settings.file_size_limit)
+        query = scope.get("query_string", b"")
+        request = self.client.build_request(
+            scope["method"], path + ("?" + query.decode("latin-1") if query else ""),
+            headers=[(k, v) for k, v in scope["headers"] if k.lower() not in _HOP], content=body.chunks())
+        exchange = asyncio.ensure_future(self._exchange(request))
+        client_gone = asyncio.ensure_future(body.disconnected())
+        try:
+            async with asyncio.timeout_at(deadline):
+                await asyncio.wait((exchange, client_gone), return_when=asyncio.FIRST_COMPLETED)
+        except TimeoutError:
+            log.warning("function %s ran past its wall-clock limit (%ss): stopped", self.worker.spec.name,
+                        settings.functions_wall_clock)
+            await _cancel(exchange, client_gone)
+            await self.worker.stop()
+            if not self.started:
+                await _error(self.send, WORKER_LIMIT)
+            return
+        await _cancel(client_gone)
+        if not exchange.done():  # the client left: the function's request is cancelled with it
+            await _cancel(exchange)
+            return
+        failure = exchange.exception()
+        if failure is None or self.started or isinstance(failure, _ClientGone):
+            return
+        if isinstance(failure, _BodyTooLarge):
+            await _answer(self.send, 413, b'{"msg":"Request body too large"}', b"application/json")
+        elif isinstance(failure, httpx.TransportError):
+            await asyncio.sleep(0.05)  # a process that died closed its socket first
+            died = not self.worker.running
+            log.error("function %s: %s%s", self.worker.spec.name, type(failure).__name__,
+                      " (its process ended: " + " | ".join(list(self.worker.output)[-3:]) + ")" if died else "")
+            await _error(self.send, WORKER_LIMIT if died else WORKER_ERROR)
+        else:
+            raise failure
+
+    async def _exchange(self, request: httpx.Request) -> None:
+        response = await self.client.send(request, stream=True)
+        try:
+            await self.send({"type": "http.response.start", "status": response.status_code,
+                             "headers": [(k, v) for k, v in response.headers.raw if k.lower() not in _HOP]})
+            self.started = True
+            async for chunk in response.aiter_raw():
+                await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await self.send({"type": "http.response.body", "body": b""})
+        finally:
+            await response.aclose()
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class _ClientGone(Exception):
+    pass
+
+
+class _Body:
+    """The request body, passed on as it arrives (refused past `limit` bytes); once it is
+    all read, `disconnected` returns when the client leaves."""
+
+    def __init__(self, receive: Receive, limit: int) -> None:
+        self.receive = receive
+        self.limit = limit
+        self.read = asyncio.Event()
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        size = 0
+        try:
+            while True:
+                message = await self.receive()
+                if message["type"] == "http.disconnect":
+                    raise _ClientGone
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > self.limit:
+                    raise _BodyTooLarge
+                if chunk:
+                    yield chunk
+                if not message.get("more_body", False):
+                    return
+        finally:
+            self.read.set()
+
+    async def disconnected(self) -> None:
+        await self.read.wait()
+        while (await self.receive())["type"] != "http.disconnect":
+            pass
+
+
+async def _cancel(*tasks: asyncio.Future[None]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _error(send: Send, error: tuple[int, str, str]) -> None:
+    status, code, message = error
+    await _answer(send, status, orjson.dumps({"code": code, "message": message}), b"application/json")
+
+
+async def _answer(send: Send, status: int, body: bytes, content_type: bytes) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,209 @@
+"""The Deno processes that run Edge Functions: one per function, started at its first
+invocation (server/functions/bootstrap.ts makes its `Deno.serve` listen on a Unix socket of
+ours), started again when its files changed or it died, stopped with the server.
+
+A function's process gets the environment Supabase gives functions (SUPABASE_URL, the two
+API keys, SUPABASE_DB_URL, and supabase/functions/.env), never the server's own, and a V8
+heap of `functions_memory_mb`. Deno's module cache lives in the data folder, so npm: and
+jsr: imports are fetched once and then served from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import signal
+import tempfile
+from collections import deque
+from pathlib import Path
+
+import httpx
+
+from server.auth.jwt import anon_key, service_role_key
+from server.config import Settings, read_dotenv
+from server.functions.catalog import FunctionSpec, functions_dir
+
+log = logging.getLogger("supalite.functions")
+BOOTSTRAP = Path(__file__).with_name("bootstrap.ts")
+BOOT_TIMEOUT = 60.0  # seconds: a first start may fetch its npm: and jsr: imports
+CHANGE_CHECK_EVERY = 1.0  # seconds between two looks at a function's files
+LOG_LINES = 50  # the last lines of a function's output, kept for a boot error's log
+STOP_WAIT = 3.0
+
+
+class BootError(Exception):
+    """The function's process did not start serving (an error in its module, an import that
+    cannot be fetched, no Deno.serve): its output says why, and went to the log."""
+
+
+def deno_binary() -> str:
+    """Deno from the `deno` package on PyPI (a project dependency), else one on PATH."""
+    try:
+        from deno import find_deno_bin  # type: ignore[import-untyped]
+
+        return str(find_deno_bin())
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("deno")
+        if found is None:
+            raise BootError("deno is not installed (pip install deno)") from None
+        return found
+
+
+def function_env(settings: Settings) -> dict[str, str]:
+    """What a function finds in Deno.env: supabase/functions/.env under Supabase's own names."""
+    env = read_dotenv(functions_dir(settings) / ".env") if (functions_dir(settings) / ".env").is_file() else {}
+    env.update({
+        "SUPABASE_URL": settings.api_url,
+        "SUPABASE_ANON_KEY": anon_key(settings),
+        "SUPABASE_SERVICE_ROLE_KEY": service_role_key(settings),
+        "SUPABASE_DB_URL": settings.database_url,
+    })
+    return env
+
+
+class FunctionWorker:
+    """One function's Deno process and the HTTP client that reaches it over its socket."""
+
+    def __init__(self, spec: FunctionSpec, settings: Settings) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.process: asyncio.subprocess.Process | None = None
+        self.client: httpx.AsyncClient | None = None
+        self.output: deque[str] = deque(maxlen=LOG_LINES)
+        self._lock = asyncio.Lock()
+        self._socket_dir: str | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._files: int = 0  # the newest mtime of its files when it started
+        self._files_checked = 0.0
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    async def ready(self) -> httpx.AsyncClient:
+        """The client of a running process, started (again) when needed. Raises BootError."""
+        async with self._lock:
+            if self.running and self.client is not None and not self._files_changed():
+                return self.client
+            await self.stop()
+            return await self._start()
+
+    async def _start(self) -> httpx.AsyncClient:
+        self._socket_dir = tempfile.mkdtemp(prefix="supalite-fn-")
+        socket_path = os.path.join(self._socket_dir, "http.sock")
+        deno_dir = self.settings.data_dir / "deno"
+        deno_dir.mkdir(parents=True, exist_ok=True)
+        args = [deno_binary(), "run", "--quiet", "--no-prompt", "--allow-net", "--allow-env", "--allow-read",
+                "--allow-sys", f"--allow-write={self._socket_dir},{tempfile.gettempdir()}",
+                f"--v8-flags=--max-old-space-size={self.settings.functions_memory_mb}"]
+        if self.spec.import_map is not None:
+            args.append(f"--config={self.spec.import_map}" if self.spec.import_map.name.startswith("deno.")
+                        else f"--import-map={self.spec.import_map}")
+        args += [str(BOOTSTRAP), self.spec.entrypoint.as_uri()]
+        env = {**function_env(self.settings), "SUPALITE_FUNCTION_SOCKET": socket_path, "DENO_DIR": str(deno_dir),
+               "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "TMPDIR": tempfile.gettempdir()}
+        self._files = self._newest_file()
+        self.output.clear()
+        self.process = await asyncio.create_subprocess_exec(
+            *args, env=env, cwd=self.spec.folder, stdin=asyncio.subprocess.PIPE,  # its end: bootstrap.ts
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        self._reader = asyncio.create_task(self._read_output(self.process))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BOOT_TIMEOUT
+        while not await _accepts(socket_path):
+            if self.process.returncode is not None or loop.time() > deadline:
+                await self.stop()
+                raise BootError(f"function {self.spec.name} did not start: " + " | ".join(list(self.output)[-5:]))
+            await asyncio.sleep(0.02)
+        self.client = httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds=socket_path),
+                                        base_url="http://localhost", timeout=None)
+        log.info("function %s started (pid %d)", self.spec.name, self.process.pid)
+        return self.client
+
+    async def _read_output(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        while line := await process.stdout.readline():
+            text = line.decode(errors="replace").rstrip()
+            self.output.append(text)
+            log.info("[%s] %s", self.spec.name, text)
+
+    async def stop(self) -> None:
+        """Stop the process (its whole group: Deno's own children too) and forget it."""
+        process, self.process = self.process, None
+        client, self.client = self.client, None
+        if client is not None:
+            await client.aclose()
+        if process is not None and process.returncode is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+                await asyncio.wait_for(process.wait(), STOP_WAIT)
+            except (ProcessLookupError, PermissionError):
+                pass
+            except TimeoutError:
+                os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+            self._reader = None
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+
+    def _files_changed(self) -> bool:
+        """Whether a file of the function changed since it started (looked at once a second)."""
+        now = asyncio.get_running_loop().time()
+        if now - self._files_checked < CHANGE_CHECK_EVERY:
+            return False
+        self._files_checked = now
+        return self._newest_file() != self._files
+
+    def _newest_file(self) -> int:
+        """The newest mtime among the function's folder, the shared `_shared` folder and its
+        import map (a bounded walk: a function is a handful of files)."""
+        newest, seen = 0, 0
+        roots = [self.spec.folder, self.spec.folder.parent / "_shared"]
+        files = [self.spec.entrypoint] + ([self.spec.import_map] if self.spec.import_map else [])
+        for root in roots:
+            for folder, dirs, names in os.walk(root):
+                dirs[:] = [d for d in dirs if d not in ("node_modules", ".git")]
+                files.extend(Path(folder) / name for name in names)
+                seen += len(names)
+                if seen > 2000:
+                    break
+        for path in files:
+            try:
+                newest = max(newest, path.stat().st_mtime_ns)
+            except OSError:
+                continue
+        return newest
+
+
+async def _accepts(socket_path: str) -> bool:
+    try:
+        _, writer = await asyncio.open_unix_connection(socket_path)
+    except OSError:
+        return False
+    writer.close()
+    return True
+
+
+class WorkerPool:
+    """The workers by function name, started lazily and stopped together."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.workers: dict[str, FunctionWorker] = {}
+
+    def worker(self, spec: FunctionSpec) -> FunctionWorker:
+        worker = self.workers.get(spec.name)
+        if worker is None or worker.spec != spec:  # config.toml changed its entrypoint or keys
+            if worker is not None:
+                asyncio.get_running_loop().create_task(worker.stop())
+            worker = self.workers[spec.name] = FunctionWorker(spec, self.settings)
+        return worker
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(worker.stop() for worker in self.workers.values()), return_exceptions=True)
+        self.workers.clear()

@@ -1,0 +1,174 @@
+"""/functions/v1 against real Deno processes: a project folder with a few functions, one
+server. What supabase-js sees of the same is in tests/js/functions.test.mjs."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests import harness
+
+FUNCTIONS = {
+    "hello/index.ts": """
+Deno.serve(async (req) => {
+  const url = new URL(req.url);
+  const body = req.method === "GET" ? null : await req.text();
+  return Response.json({
+    path: url.pathname, query: url.search, method: req.method, body,
+    custom: req.headers.get("x-custom"), env: Deno.env.get("GREETING"),
+    url: Deno.env.get("SUPABASE_URL"), hasService: !!Deno.env.get("SUPABASE_SERVICE_ROLE_KEY"),
+    leaked: Deno.env.get("SUPALITE_JWT_SECRET") ?? null,
+  }, { status: 201, headers: { "x-from": "function" } });
+});
+""",
+    "throws/index.ts": """Deno.serve(() => { throw new Error("kaboom"); });""",
+    "slow/index.ts": """Deno.serve(async () => { await new Promise((r) => setTimeout(r, 60_000)); return new Response("late"); });""",
+    "broken/index.ts": """this is not typescript at all (""",
+    "public/index.ts": """Deno.serve(() => new Response("open to all"));""",
+    "stream/index.ts": """
+Deno.serve(() => {
+  const body = new ReadableStream({
+    async start(controller) {
+      for (let i = 0; i < 3; i++) {
+        controller.enqueue(new TextEncoder().encode(`data: ${i}\\n\\n`));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+});
+""",
+    "hungry/index.ts": """
+Deno.serve(() => {
+  const hoard = [];
+  for (;;) hoard.push(new Array(1_000_000).fill(Math.random()));
+});
+""",
+    "forever/index.ts": """
+Deno.serve((req) => {
+  const marker = new URL(req.url).searchParams.get("marker")!;
+  let timer: number;
+  const body = new ReadableStream({
+    start(controller) {
+      timer = setInterval(() => controller.enqueue(new TextEncoder().encode("data: tick\\n\\n")), 20);
+    },
+    cancel() {
+      clearInterval(timer);
+      Deno.writeTextFileSync(marker, "cancelled");
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+});
+""",
+    ".env": "GREETING=bonjour\n",
+}
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[harness.LiveServer]:
+    root = tmp_path_factory.mktemp("project")
+    functions = root / "supabase" / "functions"
+    for name, text in FUNCTIONS.items():
+        path = functions / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "supabase" / "config.toml").write_text('[functions.public]\nverify_jwt = false\n')
+    live = harness.start_server(database_url, args=["--no-migrate"], extra_env={
+        "SUPALITE_FUNCTIONS_DIR": str(functions), "SUPALITE_FUNCTIONS_WALL_CLOCK": "3",
+        "SUPALITE_FUNCTIONS_MEMORY_MB": "64"})
+    yield live
+    live.stop()
+
+
+def call(server: harness.LiveServer, path: str, *, method: str = "POST", key: str | None = "anon",
+         **kwargs: object) -> httpx.Response:
+    headers = dict(kwargs.pop("headers", {}) or {})  # type: ignore[call-overload]
+    if key is not None:
+        token = server.anon_key if key == "anon" else key
+        headers.setdefault("Authorization", f"Bearer {token}")
+    return httpx.request(method, server.url + "/functions/v1/" + path, headers=headers, timeout=90, **kwargs)  # type: ignore[arg-type]
+
+
+def test_request_passes_through_and_answer_comes_back(server: harness.LiveServer) -> None:
+    r = call(server, "hello/sub/path?a=1&b=two", content=b'{"x":1}', headers={"x-custom": "yes"})
+    assert r.status_code == 201, r.text
+    assert r.headers["x-from"] == "function"
+    assert r.json() == {"path": "/hello/sub/path", "query": "?a=1&b=two", "method": "POST", "body": '{"x":1}',
+                        "custom": "yes", "env": "bonjour", "url": server.url, "hasService": True, "leaked": None}
+
+
+def test_jwt_is_verified_unless_the_function_opts_out(server: harness.LiveServer) -> None:
+    r = call(server, "hello", key=None)
+    assert (r.status_code, r.json()) == (401, {"msg": "Error: Missing authorization header"})
+    r = call(server, "hello", key="not-a-jwt")
+    assert (r.status_code, r.json()) == (401, {"msg": "Invalid JWT"})
+    r = call(server, "hello", key=None, headers={"Authorization": "Basic abc"})
+    assert (r.status_code, r.json()) == (401, {"msg": "Error: Auth header is not 'Bearer {token}'"})
+    r = call(server, "public", key=None, method="GET")
+    assert (r.status_code, r.text) == (200, "open to all")
+
+
+def test_unknown_function_is_404(server: harness.LiveServer) -> None:
+    for name in ("nope", "%2e%2e", "_shared", "a%2Fb"):
+        r = call(server, name)
+        assert (r.status_code, r.text) == (404, "Function not found"), name
+
+
+def test_a_throwing_function_is_a_worker_error(server: harness.LiveServer) -> None:
+    r = call(server, "throws")
+    assert r.status_code == 500
+    assert r.json() == {"code": "WORKER_ERROR", "message": "Function exited due to an error (please check logs)"}
+
+
+def test_a_function_that_does_not_boot_is_503(server: harness.LiveServer) -> None:
+    r = call(server, "broken")
+    assert r.status_code == 503
+    assert r.json() == {"code": "BOOT_ERROR", "message": "Worker failed to boot (please check logs)"}
+
+
+def test_wall_clock_limit_is_546_and_the_function_serves_again(server: harness.LiveServer) -> None:
+    r = call(server, "slow")
+    assert r.status_code == 546
+    assert r.json()["code"] == "WORKER_LIMIT"
+    assert call(server, "hello").status_code == 201  # other functions unaffected
+
+
+def test_memory_limit_is_546(server: harness.LiveServer) -> None:
+    r = call(server, "hungry")
+    assert r.status_code == 546, r.text
+    assert r.json()["code"] == "WORKER_LIMIT"
+
+
+def test_streamed_answer_passes_through(server: harness.LiveServer) -> None:
+    with httpx.stream("GET", server.url + "/functions/v1/stream", timeout=30,
+                      headers={"Authorization": f"Bearer {server.anon_key}"}) as r:
+        assert r.headers["content-type"] == "text/event-stream"
+        events = [line for line in r.iter_lines() if line]
+    assert events == ["data: 0", "data: 1", "data: 2"]
+
+
+def test_a_client_leaving_a_stream_cancels_it_in_the_function(server: harness.LiveServer) -> None:
+    marker = Path(tempfile.mkdtemp()) / "cancelled"
+    with httpx.stream("GET", server.url + f"/functions/v1/forever?marker={marker}", timeout=30,
+                      headers={"Authorization": f"Bearer {server.anon_key}"}) as r:
+        assert next(line for line in r.iter_lines() if line) == "data: tick"
+    deadline = time.monotonic() + 10
+    while not marker.exists():
+        assert time.monotonic() < deadline, "the function's stream was never cancelled"
+        time.sleep(0.1)
+
+
+def test_editing_a_function_reloads_it(server: harness.LiveServer, tmp_path: Path) -> None:
+    assert call(server, "public", key=None).text == "open to all"
+    folder = Path(server.env["SUPALITE_FUNCTIONS_DIR"]) / "public"
+    (folder / "index.ts").write_text('Deno.serve(() => new Response("edited"));')
+    deadline = time.monotonic() + 20
+    while call(server, "public", key=None).text != "edited":
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
