@@ -31,6 +31,10 @@ BOOT_TIMEOUT = 60.0  # seconds: a first start may fetch its npm: and jsr: import
 CHANGE_CHECK_EVERY = 1.0  # seconds between two looks at a function's files
 LOG_LINES = 50  # the last lines of a function's output, kept for a boot error's log
 STOP_WAIT = 3.0
+# Of the server's environment, only what Deno needs to fetch npm: and jsr: imports through
+# the machine's network: its proxies and its trusted certificates (a corporate proxy's CA).
+NETWORK_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+               "SSL_CERT_FILE", "SSL_CERT_DIR", "DENO_CERT", "DENO_TLS_CA_STORE", "NPM_CONFIG_REGISTRY")
 
 
 class BootError(Exception):
@@ -102,7 +106,9 @@ class FunctionWorker:
             args.append(f"--config={self.spec.import_map}" if self.spec.import_map.name.startswith("deno.")
                         else f"--import-map={self.spec.import_map}")
         args += [str(BOOTSTRAP), self.spec.entrypoint.as_uri()]
-        env = {**function_env(self.settings), "SUPALITE_FUNCTION_SOCKET": socket_path, "DENO_DIR": str(deno_dir),
+        env = {"DENO_TLS_CA_STORE": "mozilla,system",  # the machine's CAs too, as curl and pip trust them
+               **{name: os.environ[name] for name in NETWORK_ENV if name in os.environ},
+               **function_env(self.settings), "SUPALITE_FUNCTION_SOCKET": socket_path, "DENO_DIR": str(deno_dir),
                "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "TMPDIR": tempfile.gettempdir()}
         self._files = self._newest_file()
         self.output.clear()

@@ -22,7 +22,7 @@ Deno.serve(async (req) => {
     path: url.pathname, query: url.search, method: req.method, body,
     custom: req.headers.get("x-custom"), env: Deno.env.get("GREETING"),
     url: Deno.env.get("SUPABASE_URL"), hasService: !!Deno.env.get("SUPABASE_SERVICE_ROLE_KEY"),
-    leaked: Deno.env.get("SUPALITE_JWT_SECRET") ?? null,
+    leaked: Deno.env.get("SUPALITE_APP_FN_MARKER") ?? null,
   }, { status: 201, headers: { "x-from": "function" } });
 });
 """,
@@ -81,7 +81,7 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     (root / "supabase" / "config.toml").write_text('[functions.public]\nverify_jwt = false\n')
     live = harness.start_server(database_url, args=["--no-migrate"], extra_env={
         "SUPALITE_FUNCTIONS_DIR": str(functions), "SUPALITE_FUNCTIONS_WALL_CLOCK": "3",
-        "SUPALITE_FUNCTIONS_MEMORY_MB": "64"})
+        "SUPALITE_FUNCTIONS_MEMORY_MB": "64", "SUPALITE_APP_FN_MARKER": "the server's own"})
     yield live
     live.stop()
 
