@@ -275,6 +275,18 @@ def _project_command(module: str, name: str) -> Command:
     return run
 
 
+def _functions_command(name: str) -> Command:
+    """A command of server/functions/cli.py, imported when it runs."""
+
+    def run(settings: Settings, args: argparse.Namespace) -> int:
+        from server.functions import cli
+
+        command: Command = getattr(cli, name)
+        return command(settings, args)
+
+    return run
+
+
 def _common_options() -> argparse.ArgumentParser:
     """Options every command accepts, before or after its name (`supalite db url --data-dir D`)."""
     common = argparse.ArgumentParser(add_help=False)
@@ -313,6 +325,19 @@ def build_parser() -> argparse.ArgumentParser:
     status = command(sub, "status", "URLs and keys of the running server", _project_command("status", "cmd_status"))
     status.add_argument("-o", "--output", choices=["pretty", "env", "json", "toml", "yaml"], default="pretty")
     status.add_argument("--override-name", action="append", default=[], help="rename a variable, e.g. api.url=NEXT_PUBLIC_SUPABASE_URL")
+
+    functions = command(sub, "functions", "Edge Functions (supabase/functions/<name>, run on Deno)")
+    functions_sub = functions.add_subparsers(dest="functions_command", required=True)
+    functions_new = command(functions_sub, "new", "create supabase/functions/<name> from the template",
+                            _functions_command("cmd_functions_new"))
+    functions_new.add_argument("name")
+    functions_serve = command(functions_sub, "serve", "serve the API and the functions, reloaded as they change",
+                              _functions_command("cmd_functions_serve"))
+    functions_serve.add_argument("--env-file", help="a .env file every function reads")
+    functions_serve.add_argument("--no-verify-jwt", action="store_true", help="no function verifies the JWT")
+    functions_serve.add_argument("--host")
+    functions_serve.add_argument("--port", type=int)
+    functions_serve.add_argument("--no-migrate", action="store_true", help="do not migrate at start")
 
     command(sub, "migrate", "apply platform schema, migrations, policies, buckets", cmd_migrate)
     migration = command(sub, "migration", "the project's supabase/migrations")

@@ -223,6 +223,8 @@ SETTINGS: dict[str, Setting] = {
     "functions_dir": Setting("SUPALITE_FUNCTIONS_DIR", "", "Edge Functions, a folder each (<name>/index.ts). Empty: supabase/functions in the project dir"),
     "functions_wall_clock": Setting("SUPALITE_FUNCTIONS_WALL_CLOCK", "400", "Seconds an Edge Function invocation may run before 546 WORKER_LIMIT"),
     "functions_memory_mb": Setting("SUPALITE_FUNCTIONS_MEMORY_MB", "256", "Heap of an Edge Function's process, in MB (546 WORKER_LIMIT beyond)"),
+    "functions_env_file": Setting("SUPALITE_FUNCTIONS_ENV_FILE", "", "A .env file every Edge Function reads, after supabase/functions/.env (functions serve --env-file)"),
+    "functions_verify_jwt": Setting("SUPALITE_FUNCTIONS_VERIFY_JWT", "true", "false: no Edge Function verifies the caller's JWT (functions serve --no-verify-jwt)"),
 }
 
 _PARSERS: dict[str, Callable[[str], object]] = {
@@ -250,7 +252,8 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
     "functions_dir": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
-    "functions_wall_clock": float, "functions_memory_mb": int,
+    "functions_wall_clock": float, "functions_memory_mb": int, "functions_verify_jwt": _bool,
+    "functions_env_file": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
 }
 
 
@@ -342,6 +345,8 @@ class Settings:
     functions_dir: Path | None = None  # None: <project_dir>/supabase/functions
     functions_wall_clock: float = 400.0  # seconds
     functions_memory_mb: int = 256
+    functions_env_file: Path | None = None
+    functions_verify_jwt: bool = True
     log_level: str = "info"
     # SUPALITE_APP_<NAME> variables: database settings `app.<name>` the app's SQL reads.
     app_settings: dict[str, str] = field(default_factory=dict)

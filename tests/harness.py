@@ -173,7 +173,8 @@ def stop_process(proc: subprocess.Popen[Any], sig: int = signal.SIGTERM) -> None
 
 
 def start_server(database_url: str | None, *, extra_env: dict[str, str] | None = None,
-                 args: list[str] | None = None, data_dir: Path | None = None) -> LiveServer:
+                 args: list[str] | None = None, data_dir: Path | None = None,
+                 command: tuple[str, ...] = ("serve",)) -> LiveServer:
     port = free_port()
     log_dir = scratch_dir("supalite-log-")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_"))}
@@ -190,7 +191,7 @@ def start_server(database_url: str | None, *, extra_env: dict[str, str] | None =
     log_path = log_dir / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [SUPALITE, "serve", "--port", str(port), *(args or [])],
+            [SUPALITE, *command, "--port", str(port), *(args or [])],
             env=env, stdout=log, stderr=subprocess.STDOUT, cwd=str(REPO), stdin=subprocess.DEVNULL,
         )
     url = f"http://127.0.0.1:{port}"

@@ -16,6 +16,16 @@ Deno.env.delete("SUPALITE_FUNCTION_SOCKET");
   Deno.exit(0);
 })();
 
+// The edge runtime's global: background work a function hands over after answering. This
+// process outlives the request, so the work only has to be awaited somewhere.
+// deno-lint-ignore no-explicit-any
+const globals = globalThis as any;
+globals.EdgeRuntime ??= {
+  waitUntil(promise: Promise<unknown>) {
+    promise.catch((error) => console.error("EdgeRuntime.waitUntil:", error));
+  },
+};
+
 // An uncaught error in the handler: the edge runtime's answer, not Deno's bare 500.
 function workerError(error: unknown): Response {
   console.error(error);

@@ -46,7 +46,8 @@ def find(settings: Settings, name: str) -> FunctionSpec | None:
     import_map = _resolve(root.parent, keys.get("import_map"))
     if import_map is None and (folder / "deno.json").is_file():
         import_map = folder / "deno.json"
-    return FunctionSpec(name, folder, entrypoint, bool(keys.get("verify_jwt", True)), import_map)
+    verify_jwt = settings.functions_verify_jwt and bool(keys.get("verify_jwt", True))
+    return FunctionSpec(name, folder, entrypoint, verify_jwt, import_map)
 
 
 def _config_keys(settings: Settings, name: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 
 from server.auth.jwt import anon_key, service_role_key
-from server.config import Settings, read_dotenv
+from server.config import ConfigError, Settings, read_dotenv
 from server.functions.catalog import FunctionSpec, functions_dir
 
 log = logging.getLogger("supalite.functions")
@@ -56,8 +56,12 @@ def deno_binary() -> str:
 
 
 def function_env(settings: Settings) -> dict[str, str]:
-    """What a function finds in Deno.env: supabase/functions/.env under Supabase's own names."""
-    env = read_dotenv(functions_dir(settings) / ".env") if (functions_dir(settings) / ".env").is_file() else {}
+    """What a function finds in Deno.env: supabase/functions/.env, then the env file given
+    (`functions serve --env-file`), under Supabase's own names, which neither can change."""
+    env: dict[str, str] = {}
+    for dotenv in (functions_dir(settings) / ".env", settings.functions_env_file):
+        if dotenv is not None and dotenv.is_file():
+            env.update(read_dotenv(dotenv))
     env.update({
         "SUPABASE_URL": settings.api_url,
         "SUPABASE_ANON_KEY": anon_key(settings),
@@ -92,7 +96,11 @@ class FunctionWorker:
             if self.running and self.client is not None and not self._files_changed():
                 return self.client
             await self.stop()
-            return await self._start()
+            try:
+                return await self._start()
+            except (ConfigError, OSError) as exc:  # an unreadable env file, no room for a socket
+                await self.stop()
+                raise BootError(f"function {self.spec.name} did not start: {exc}") from None
 
     async def _start(self) -> httpx.AsyncClient:
         self._socket_dir = tempfile.mkdtemp(prefix="supalite-fn-")

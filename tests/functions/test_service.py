@@ -30,6 +30,14 @@ Deno.serve(async (req) => {
     "slow/index.ts": """Deno.serve(async () => { await new Promise((r) => setTimeout(r, 60_000)); return new Response("late"); });""",
     "broken/index.ts": """this is not typescript at all (""",
     "public/index.ts": """Deno.serve(() => new Response("open to all"));""",
+    "background/index.ts": """
+let finished = 0;
+Deno.serve((req) => {
+  if (new URL(req.url).searchParams.has("count")) return Response.json({ finished });
+  EdgeRuntime.waitUntil(new Promise((resolve) => setTimeout(() => { finished += 1; resolve(null); }, 100)));
+  return new Response("accepted", { status: 202 });
+});
+""",
     "stream/index.ts": """
 Deno.serve(() => {
   const body = new ReadableStream({
@@ -65,6 +73,10 @@ Deno.serve((req) => {
   });
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
 });
+""",
+    "missing/index.ts": """
+import nothing from "npm:@supalite-tests/no-such-package@1.0.0";
+Deno.serve(() => new Response(String(nothing)));
 """,
     ".env": "GREETING=bonjour\n",
 }
@@ -114,6 +126,14 @@ def test_jwt_is_verified_unless_the_function_opts_out(server: harness.LiveServer
     assert (r.status_code, r.text) == (200, "open to all")
 
 
+def test_edge_runtime_wait_until_finishes_work_after_the_answer(server: harness.LiveServer) -> None:
+    assert call(server, "background").status_code == 202
+    deadline = time.monotonic() + 10
+    while call(server, "background?count").json()["finished"] != 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def test_unknown_function_is_404(server: harness.LiveServer) -> None:
     for name in ("nope", "%2e%2e", "_shared", "a%2Fb"):
         r = call(server, name)
@@ -130,6 +150,12 @@ def test_a_function_that_does_not_boot_is_503(server: harness.LiveServer) -> Non
     r = call(server, "broken")
     assert r.status_code == 503
     assert r.json() == {"code": "BOOT_ERROR", "message": "Worker failed to boot (please check logs)"}
+
+
+def test_an_import_that_cannot_be_fetched_is_a_boot_error_naming_it(server: harness.LiveServer) -> None:
+    r = call(server, "missing")
+    assert (r.status_code, r.json()["code"]) == (503, "BOOT_ERROR")
+    assert "@supalite-tests/no-such-package" in server.log()
 
 
 def test_wall_clock_limit_is_546_and_the_function_serves_again(server: harness.LiveServer) -> None:
