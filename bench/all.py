@@ -30,6 +30,7 @@ BENCHES: dict[str, list[str]] = {
     "auth": ["5"],
     "storage": [],
     "realtime": ["--step-seconds", "3"],
+    "functions": ["5"],
     "soak": ["100", "30"],
 }
 

@@ -17,15 +17,15 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
-import httpx
 import orjson
 from starlette.types import Receive, Scope, Send
 
 from server.auth.jwt import JwtError
 from server.config import Settings
 from server.caller import verified_token
-from server.functions import catalog
+from server.functions import catalog, upstream
 from server.functions.workers import BootError, FunctionWorker, WorkerPool
 
 if TYPE_CHECKING:
@@ -80,21 +80,21 @@ class FunctionsService:
 
     async def _invoke(self, worker: FunctionWorker, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         try:
-            client = await worker.ready()
+            socket_path = await worker.ready()
         except BootError as exc:
             log.error("%s", exc)
             await _error(send, BOOT_ERROR)
             return
-        await Invocation(worker, client, send).run(scope, receive, path, self.settings)
+        await Invocation(worker, socket_path, send).run(scope, receive, path, self.settings)
 
 
 class Invocation:
     """One request passed to a function's process and its answer streamed back, within the
     wall-clock limit, given up as soon as the client leaves."""
 
-    def __init__(self, worker: FunctionWorker, client: httpx.AsyncClient, send: Send) -> None:
+    def __init__(self, worker: FunctionWorker, socket_path: str, send: Send) -> None:
         self.worker = worker
-        self.client = client
+        self.socket_path = socket_path
         self.send = send
         self.started = False  # the answer's head went out: no error answer can follow
 
@@ -102,10 +102,16 @@ class Invocation:
         deadline = asyncio.get_running_loop().time() + settings.functions_wall_clock
         body = _Body(receive, settings.file_size_limit)
         query = scope.get("query_string", b"")
-        request = self.client.build_request(
-            scope["method"], path + ("?" + query.decode("latin-1") if query else ""),
-            headers=[(k, v) for k, v in scope["headers"] if k.lower() not in _HOP], content=body.chunks())
-        exchange = asyncio.ensure_future(self._exchange(request))
+        raw_path: bytes = scope.get("raw_path") or b""
+        prefix = scope.get("root_path", "").encode("latin-1")
+        # the path as the client sent it, from the function's name on
+        target = (raw_path[len(prefix):].decode("latin-1") if prefix and raw_path.startswith(prefix)
+                  else quote(path)) + ("?" + query.decode("latin-1") if query else "")
+        length, has_body = _declared_body(scope["headers"])
+        if not has_body:
+            body.read.set()  # nothing to read: from now on, any message is the client leaving
+        exchange = asyncio.ensure_future(self._exchange(
+            scope["method"], target, scope["headers"], body.chunks() if has_body else None, length))
         client_gone = asyncio.ensure_future(body.disconnected())
         try:
             async with asyncio.timeout_at(deadline):
@@ -127,26 +133,42 @@ class Invocation:
             return
         if isinstance(failure, _BodyTooLarge):
             await _answer(self.send, 413, b'{"msg":"Request body too large"}', b"application/json")
-        elif isinstance(failure, httpx.TransportError):
+        elif isinstance(failure, upstream.UpstreamError):
             await asyncio.sleep(0.05)  # a process that died closed its socket first
             died = not self.worker.running
-            log.error("function %s: %s%s", self.worker.spec.name, type(failure).__name__,
+            log.error("function %s: %s%s", self.worker.spec.name, failure,
                       " (its process ended: " + " | ".join(list(self.worker.output)[-3:]) + ")" if died else "")
             await _error(self.send, WORKER_LIMIT if died else WORKER_ERROR)
         else:
             raise failure
 
-    async def _exchange(self, request: httpx.Request) -> None:
-        response = await self.client.send(request, stream=True)
+    async def _exchange(self, method: str, target: str, headers: list[tuple[bytes, bytes]],
+                        body: AsyncIterator[bytes] | None, length: int | None) -> None:
+        answer = await upstream.request(self.socket_path, method, target, headers, body, length)
         try:
-            await self.send({"type": "http.response.start", "status": response.status_code,
-                             "headers": [(k, v) for k, v in response.headers.raw if k.lower() not in _HOP]})
+            await self.send({"type": "http.response.start", "status": answer.status,
+                             "headers": [(k, v) for k, v in answer.headers if k.lower() not in _HOP]})
             self.started = True
-            async for chunk in response.aiter_raw():
+            async for chunk in answer.body:
                 await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
             await self.send({"type": "http.response.body", "body": b""})
         finally:
-            await response.aclose()
+            await answer.body.aclose()  # type: ignore[attr-defined]
+
+
+def _declared_body(headers: list[tuple[bytes, bytes]]) -> tuple[int | None, bool]:
+    """(Content-Length, whether there is a body): a length, or chunked (length unknown)."""
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered == b"content-length":
+            try:
+                length = int(value)
+            except ValueError:
+                return None, True
+            return length, length > 0
+        if lowered == b"transfer-encoding":
+            return None, True
+    return None, False
 
 
 class _BodyTooLarge(Exception):

@@ -19,8 +19,6 @@ import tempfile
 from collections import deque
 from pathlib import Path
 
-import httpx
-
 from server.auth.jwt import anon_key, service_role_key
 from server.config import ConfigError, Settings, read_dotenv
 from server.functions.catalog import FunctionSpec, functions_dir
@@ -72,13 +70,13 @@ def function_env(settings: Settings) -> dict[str, str]:
 
 
 class FunctionWorker:
-    """One function's Deno process and the HTTP client that reaches it over its socket."""
+    """One function's Deno process and the Unix socket it serves on."""
 
     def __init__(self, spec: FunctionSpec, settings: Settings) -> None:
         self.spec = spec
         self.settings = settings
         self.process: asyncio.subprocess.Process | None = None
-        self.client: httpx.AsyncClient | None = None
+        self.socket_path: str | None = None  # where the running process listens
         self.output: deque[str] = deque(maxlen=LOG_LINES)
         self._lock = asyncio.Lock()
         self._socket_dir: str | None = None
@@ -90,11 +88,11 @@ class FunctionWorker:
     def running(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
-    async def ready(self) -> httpx.AsyncClient:
-        """The client of a running process, started (again) when needed. Raises BootError."""
+    async def ready(self) -> str:
+        """The socket of a running process, started (again) when needed. Raises BootError."""
         async with self._lock:
-            if self.running and self.client is not None and not self._files_changed():
-                return self.client
+            if self.running and self.socket_path is not None and not self._files_changed():
+                return self.socket_path
             await self.stop()
             try:
                 return await self._start()
@@ -102,7 +100,7 @@ class FunctionWorker:
                 await self.stop()
                 raise BootError(f"function {self.spec.name} did not start: {exc}") from None
 
-    async def _start(self) -> httpx.AsyncClient:
+    async def _start(self) -> str:
         self._socket_dir = tempfile.mkdtemp(prefix="supalite-fn-")
         socket_path = os.path.join(self._socket_dir, "http.sock")
         deno_dir = self.settings.data_dir / "deno"
@@ -131,10 +129,9 @@ class FunctionWorker:
                 await self.stop()
                 raise BootError(f"function {self.spec.name} did not start: " + " | ".join(list(self.output)[-5:]))
             await asyncio.sleep(0.02)
-        self.client = httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(uds=socket_path),
-                                        base_url="http://localhost", timeout=None)
+        self.socket_path = socket_path
         log.info("function %s started (pid %d)", self.spec.name, self.process.pid)
-        return self.client
+        return socket_path
 
     async def _read_output(self, process: asyncio.subprocess.Process) -> None:
         assert process.stdout is not None
@@ -146,9 +143,7 @@ class FunctionWorker:
     async def stop(self) -> None:
         """Stop the process (its whole group: Deno's own children too) and forget it."""
         process, self.process = self.process, None
-        client, self.client = self.client, None
-        if client is not None:
-            await client.aclose()
+        self.socket_path = None
         if process is not None and process.returncode is None:
             try:
                 os.killpg(process.pid, signal.SIGTERM)
