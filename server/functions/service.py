@@ -108,6 +108,9 @@ class Invocation:
         target = (raw_path[len(prefix):].decode("latin-1") if prefix and raw_path.startswith(prefix)
                   else quote(path)) + ("?" + query.decode("latin-1") if query else "")
         length, has_body = _declared_body(scope["headers"])
+        if length is not None and length > settings.file_size_limit:  # known too large: refused unread
+            await _answer(self.send, 413, b'{"msg":"Request body too large"}', b"application/json")
+            return
         if not has_body:
             body.read.set()  # nothing to read: from now on, any message is the client leaving
         exchange = asyncio.ensure_future(self._exchange(

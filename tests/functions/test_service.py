@@ -93,7 +93,8 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     (root / "supabase" / "config.toml").write_text('[functions.public]\nverify_jwt = false\n')
     live = harness.start_server(database_url, args=["--no-migrate"], extra_env={
         "SUPALITE_FUNCTIONS_DIR": str(functions), "SUPALITE_FUNCTIONS_WALL_CLOCK": "3",
-        "SUPALITE_FUNCTIONS_MEMORY_MB": "64", "SUPALITE_APP_FN_MARKER": "the server's own"})
+        "SUPALITE_FUNCTIONS_MEMORY_MB": "64", "SUPALITE_APP_FN_MARKER": "the server's own",
+        "SUPALITE_FILE_SIZE_LIMIT": "1000000"})
     yield live
     live.stop()
 
@@ -113,6 +114,19 @@ def test_request_passes_through_and_answer_comes_back(server: harness.LiveServer
     assert r.headers["x-from"] == "function"
     assert r.json() == {"path": "/hello/sub/path", "query": "?a=1&b=two", "method": "POST", "body": '{"x":1}',
                         "custom": "yes", "env": "bonjour", "url": server.url, "hasService": True, "leaked": None}
+
+
+def test_a_chunked_body_passes_through_and_a_too_large_one_is_refused(server: harness.LiveServer) -> None:
+    def pieces() -> Iterator[bytes]:
+        yield b'{"part": '
+        yield b'"one and two"}'
+
+    r = call(server, "hello", content=pieces())  # no length: sent chunked
+    assert (r.status_code, r.json()["body"]) == (201, '{"part": "one and two"}')
+
+    r = call(server, "hello", content=b"x" * 1_500_000)  # the server's body limit is 1 MB here
+    assert (r.status_code, r.json()) == (413, {"msg": "Request body too large"})
+    assert call(server, "hello").status_code == 201
 
 
 def test_jwt_is_verified_unless_the_function_opts_out(server: harness.LiveServer) -> None:
