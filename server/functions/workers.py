@@ -105,8 +105,12 @@ class FunctionWorker:
         socket_path = os.path.join(self._socket_dir, "http.sock")
         deno_dir = self.settings.data_dir / "deno"
         deno_dir.mkdir(parents=True, exist_ok=True)
-        args = [deno_binary(), "run", "--quiet", "--no-prompt", "--allow-net", "--allow-env", "--allow-read",
-                "--allow-sys", f"--allow-write={self._socket_dir},{tempfile.gettempdir()}",
+        # As the edge runtime: the network and its environment, its own files to read (all the
+        # functions', for _shared), the temporary folder to write; nothing else of the machine.
+        readable = ",".join(str(p) for p in (functions_dir(self.settings), self.spec.folder, self._socket_dir,
+                                             tempfile.gettempdir()))
+        args = [deno_binary(), "run", "--quiet", "--no-prompt", "--allow-net", "--allow-env",
+                f"--allow-read={readable}", "--allow-sys", f"--allow-write={self._socket_dir},{tempfile.gettempdir()}",
                 f"--v8-flags=--max-old-space-size={self.settings.functions_memory_mb}"]
         if self.spec.import_map is not None:
             args.append(f"--config={self.spec.import_map}" if self.spec.import_map.name.startswith("deno.")

@@ -23,6 +23,7 @@ Deno.serve(async (req) => {
     custom: req.headers.get("x-custom"), env: Deno.env.get("GREETING"),
     url: Deno.env.get("SUPABASE_URL"), hasService: !!Deno.env.get("SUPABASE_SERVICE_ROLE_KEY"),
     leaked: Deno.env.get("SUPALITE_APP_FN_MARKER") ?? null,
+    outside: await Deno.readTextFile("/etc/hostname").then(() => "read", (e) => e.name),
   }, { status: 201, headers: { "x-from": "function" } });
 });
 """,
@@ -113,7 +114,8 @@ def test_request_passes_through_and_answer_comes_back(server: harness.LiveServer
     assert r.status_code == 201, r.text
     assert r.headers["x-from"] == "function"
     assert r.json() == {"path": "/hello/sub/path", "query": "?a=1&b=two", "method": "POST", "body": '{"x":1}',
-                        "custom": "yes", "env": "bonjour", "url": server.url, "hasService": True, "leaked": None}
+                        "custom": "yes", "env": "bonjour", "url": server.url, "hasService": True, "leaked": None,
+                        "outside": "NotCapable"}
 
 
 def test_a_chunked_body_passes_through_and_a_too_large_one_is_refused(server: harness.LiveServer) -> None:
