@@ -43,6 +43,7 @@ def find(settings: Settings, name: str) -> FunctionSpec | None:
         (folder / candidate for candidate in ENTRYPOINTS if (folder / candidate).is_file()), None)
     if entrypoint is None or not entrypoint.is_file():
         return None
+    folder = entrypoint.parent  # an entrypoint config.toml names may live elsewhere
     import_map = _resolve(root.parent, keys.get("import_map"))
     if import_map is None and (folder / "deno.json").is_file():
         import_map = folder / "deno.json"

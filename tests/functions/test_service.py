@@ -79,6 +79,16 @@ Deno.serve((req) => {
 import nothing from "npm:@supalite-tests/no-such-package@1.0.0";
 Deno.serve(() => new Response(String(nothing)));
 """,
+    "mapped/deno.json": '{ "imports": { "greeting": "./lib/greeting.ts" } }',
+    "mapped/lib/greeting.ts": 'export const greeting = (name: string) => `bonjour ${name}`;',
+    "mapped/index.ts": """
+import { greeting } from "greeting";
+import { shared } from "../_shared/util.ts";
+Deno.serve(() => new Response(`${greeting("map")} ${shared}`));
+""",
+    "_shared/util.ts": 'export const shared = "and shared";',
+    "_shared/aliased.ts": 'Deno.serve(() => new Response("from an entrypoint elsewhere"));',
+    "hidden/index.ts": 'Deno.serve(() => new Response("should not be served"));',
     ".env": "GREETING=bonjour\n",
 }
 
@@ -91,7 +101,9 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         path = functions / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    (root / "supabase" / "config.toml").write_text('[functions.public]\nverify_jwt = false\n')
+    (root / "supabase" / "config.toml").write_text(
+        '[functions.public]\nverify_jwt = false\n[functions.hidden]\nenabled = false\n'
+        '[functions.aliased]\nentrypoint = "./functions/_shared/aliased.ts"\n')
     live = harness.start_server(database_url, args=["--no-migrate"], extra_env={
         "SUPALITE_FUNCTIONS_DIR": str(functions), "SUPALITE_FUNCTIONS_WALL_CLOCK": "3",
         "SUPALITE_FUNCTIONS_MEMORY_MB": "64", "SUPALITE_APP_FN_MARKER": "the server's own",
@@ -129,6 +141,16 @@ def test_a_chunked_body_passes_through_and_a_too_large_one_is_refused(server: ha
     r = call(server, "hello", content=b"x" * 1_500_000)  # the server's body limit is 1 MB here
     assert (r.status_code, r.json()) == (413, {"msg": "Request body too large"})
     assert call(server, "hello").status_code == 201
+
+
+def test_a_function_s_deno_json_maps_its_imports_and_shared_code_is_reachable(server: harness.LiveServer) -> None:
+    r = call(server, "mapped")
+    assert (r.status_code, r.text) == (200, "bonjour map and shared")
+
+
+def test_config_toml_names_an_entrypoint_or_disables_a_function(server: harness.LiveServer) -> None:
+    assert call(server, "aliased").text == "from an entrypoint elsewhere"
+    assert (call(server, "hidden").status_code, call(server, "hidden").text) == (404, "Function not found")
 
 
 def test_jwt_is_verified_unless_the_function_opts_out(server: harness.LiveServer) -> None:
