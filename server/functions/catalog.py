@@ -53,13 +53,29 @@ def find(settings: Settings, name: str) -> FunctionSpec | None:
 
 def _config_keys(settings: Settings, name: str) -> dict[str, Any]:
     """`[functions.<name>]` of supabase/config.toml (paths in it are relative to supabase/)."""
-    config = functions_dir(settings).parent / "config.toml"
-    try:
-        data = tomllib.loads(config.read_text())
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-    section = data.get("functions", {}).get(name, {})
+    section = _functions_tables(functions_dir(settings).parent / "config.toml").get(name, {})
     return section if isinstance(section, dict) else {}
+
+
+_parsed: dict[Path, tuple[int, dict[str, Any]]] = {}  # config.toml -> (its mtime, its [functions])
+
+
+def _functions_tables(config: Path) -> dict[str, Any]:
+    """config.toml's [functions] table, parsed again only when the file changed (a call
+    looks it up on every request)."""
+    try:
+        mtime = config.stat().st_mtime_ns
+    except OSError:
+        return {}
+    cached = _parsed.get(config)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    try:
+        tables = tomllib.loads(config.read_text()).get("functions", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        tables = {}
+    _parsed[config] = (mtime, tables if isinstance(tables, dict) else {})
+    return _parsed[config][1]
 
 
 def _resolve(base: Path, value: object) -> Path | None:
