@@ -114,11 +114,11 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 def call(server: harness.LiveServer, path: str, *, method: str = "POST", key: str | None = "anon",
          **kwargs: object) -> httpx.Response:
-    headers = dict(kwargs.pop("headers", {}) or {})  # type: ignore[call-overload]
+    headers = dict(kwargs.pop("headers", {}) or {})
     if key is not None:
         token = server.anon_key if key == "anon" else key
         headers.setdefault("Authorization", f"Bearer {token}")
-    return httpx.request(method, server.url + "/functions/v1/" + path, headers=headers, timeout=90, **kwargs)  # type: ignore[arg-type]
+    return httpx.request(method, server.url + "/functions/v1/" + path, headers=headers, timeout=90, **kwargs)
 
 
 def test_request_passes_through_and_answer_comes_back(server: harness.LiveServer) -> None:
