@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import psycopg
 import pytest
 
@@ -91,3 +92,21 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def test_functions_invoke(server: harness.LiveServer) -> None:
     counts = run_node_suite("functions.suite.mjs", server)
     assert counts["fail"] == 0 and counts["pass"] >= 9
+
+
+def test_npm_imports_are_served_from_the_cache_offline(server: harness.LiveServer) -> None:
+    """After a first start fetched npm:@supabase/supabase-js, a server on the same data dir
+    starts the function again with the network cut off (every fetch through a closed proxy)."""
+    first = httpx.post(server.url + "/functions/v1/notes", headers={"Authorization": f"Bearer {server.anon_key}"},
+                       timeout=60)  # its first start fetched the imports
+    assert first.status_code == 200
+    closed = f"http://127.0.0.1:{harness.free_port()}"
+    offline = harness.start_server(server.database_url, args=["--no-migrate"], data_dir=server.settings.data_dir,
+                                   extra_env={**{k: v for k, v in server.env.items() if k.startswith("SUPALITE_FUNCTIONS")},
+                                              "HTTPS_PROXY": closed, "HTTP_PROXY": closed, "NO_PROXY": "127.0.0.1,localhost"})
+    try:
+        r = httpx.post(offline.url + "/functions/v1/notes", headers={"Authorization": f"Bearer {offline.anon_key}"},
+                       timeout=60)
+        assert (r.status_code, r.json()) == (200, {"notes": [], "error": None}), offline.log()[-3000:]
+    finally:
+        offline.stop()
