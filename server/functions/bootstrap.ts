@@ -48,9 +48,18 @@ let served = false;
   if (!handler) throw new TypeError("Deno.serve needs a handler");
   if (served) throw new Error("Deno.serve was called twice: a function serves once");
   served = true;
+  // The request as the function would see it behind Supabase's gateway: an http(s) URL with
+  // the client's host (Deno names a Unix socket's requests http+unix://). The server's own
+  // liveness probe is answered here, even while the function is busy with other requests.
+  const asBehindTheGateway = (request: Request, info: Deno.ServeHandlerInfo) => {
+    const url = new URL(request.url);
+    if (url.pathname === "/_supalite/health") return new Response(null, { status: 204 });
+    const scheme = request.headers.get("x-forwarded-proto") === "https" ? "https" : "http";
+    return handler(new Request(`${scheme}://${url.host}${url.pathname}${url.search}`, request), info);
+  };
   return originalServe(
     { path: socketPath, onListen() {}, onError: options.onError ?? workerError, signal: options.signal },
-    handler,
+    asBehindTheGateway,
   );
 };
 

@@ -26,7 +26,7 @@ from server.auth.jwt import JwtError
 from server.config import Settings
 from server.caller import verified_token
 from server.functions import catalog, upstream
-from server.functions.workers import BootError, FunctionWorker, WorkerPool
+from server.functions.workers import BootError, FunctionWorker, Process, WorkerPool
 
 if TYPE_CHECKING:
     from server.context import AppContext
@@ -36,9 +36,10 @@ log = logging.getLogger("supalite.functions")
 BOOT_ERROR = (503, "BOOT_ERROR", "Worker failed to boot (please check logs)")
 WORKER_ERROR = (500, "WORKER_ERROR", "Function exited due to an error (please check logs)")
 WORKER_LIMIT = (546, "WORKER_LIMIT", "Worker failed to respond due to a resource limit (please check logs)")
-# Hop-by-hop headers (RFC 9110 7.6.1) and the ones the server sets itself: not passed on.
-_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"transfer-encoding", b"te", b"trailer",
-                  b"upgrade", b"proxy-authorization", b"proxy-authenticate", b"host", b"content-length"})
+# Of a function's answer, the hop-by-hop headers (RFC 9110 7.6.1) and those the server sets
+# itself (a second Date): not passed on. Content-Length is, when the function gives one.
+_ANSWER_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"transfer-encoding", b"te",
+                         b"trailer", b"upgrade", b"date", b"server"})
 
 
 class FunctionsService:
@@ -80,21 +81,21 @@ class FunctionsService:
 
     async def _invoke(self, worker: FunctionWorker, scope: Scope, receive: Receive, send: Send, path: str) -> None:
         try:
-            socket_path = await worker.ready()
+            process = await worker.ready()
         except BootError as exc:
             log.error("%s", exc)
             await _error(send, BOOT_ERROR)
             return
-        await Invocation(worker, socket_path, send).run(scope, receive, path, self.settings)
+        await Invocation(worker, process, send).run(scope, receive, path, self.settings)
 
 
 class Invocation:
     """One request passed to a function's process and its answer streamed back, within the
     wall-clock limit, given up as soon as the client leaves."""
 
-    def __init__(self, worker: FunctionWorker, socket_path: str, send: Send) -> None:
+    def __init__(self, worker: FunctionWorker, process: Process, send: Send) -> None:
         self.worker = worker
-        self.socket_path = socket_path
+        self.process = process  # the one serving this call
         self.send = send
         self.started = False  # the answer's head went out: no error answer can follow
 
@@ -120,10 +121,15 @@ class Invocation:
             async with asyncio.timeout_at(deadline):
                 await asyncio.wait((exchange, client_gone), return_when=asyncio.FIRST_COMPLETED)
         except TimeoutError:
-            log.warning("function %s ran past its wall-clock limit (%ss): stopped", self.worker.spec.name,
-                        settings.functions_wall_clock)
-            await _cancel(exchange, client_gone)
-            await self.worker.stop()
+            await _cancel(exchange, client_gone)  # its connection closed: the function's request aborted
+            # The other calls it serves are left alone, unless it no longer answers at all (a
+            # function stuck in a loop): then it is stopped before this call is answered, so
+            # the next call starts it again rather than waiting on it.
+            healthy = await self.worker.healthy(self.process)
+            log.warning("function %s ran past its wall-clock limit (%ss)%s", self.worker.spec.name,
+                        settings.functions_wall_clock, "" if healthy else ": it no longer answers, stopped")
+            if not healthy:
+                await self.worker.stop(self.process)
             if not self.started:
                 await _error(self.send, WORKER_LIMIT)
             return
@@ -138,19 +144,19 @@ class Invocation:
             await _answer(self.send, 413, b'{"msg":"Request body too large"}', b"application/json")
         elif isinstance(failure, upstream.UpstreamError):
             await asyncio.sleep(0.05)  # a process that died closed its socket first
-            died = not self.worker.running
+            died = not self.process.alive
             log.error("function %s: %s%s", self.worker.spec.name, failure,
-                      " (its process ended: " + " | ".join(list(self.worker.output)[-3:]) + ")" if died else "")
+                      " (its process ended: " + " | ".join(list(self.process.output)[-3:]) + ")" if died else "")
             await _error(self.send, WORKER_LIMIT if died else WORKER_ERROR)
         else:
             raise failure
 
     async def _exchange(self, method: str, target: str, headers: list[tuple[bytes, bytes]],
                         body: AsyncIterator[bytes] | None, length: int | None) -> None:
-        answer = await upstream.request(self.socket_path, method, target, headers, body, length)
+        answer = await upstream.request(self.process.socket_path, method, target, headers, body, length)
         try:
             await self.send({"type": "http.response.start", "status": answer.status,
-                             "headers": [(k, v) for k, v in answer.headers if k.lower() not in _HOP]})
+                             "headers": [(k, v) for k, v in answer.headers if k.lower() not in _ANSWER_HOP]})
             self.started = True
             async for chunk in answer.body:
                 await self.send({"type": "http.response.body", "body": chunk, "more_body": True})

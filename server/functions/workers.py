@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections import deque
 from pathlib import Path
@@ -28,6 +29,12 @@ BOOTSTRAP = Path(__file__).with_name("bootstrap.ts")
 BOOT_TIMEOUT = 60.0  # seconds: a first start may fetch its npm: and jsr: imports
 CHANGE_CHECK_EVERY = 1.0  # seconds between two looks at a function's files
 LOG_LINES = 50  # the last lines of a function's output, kept for a boot error's log
+LOG_LINE_BYTES = 8 * 1024  # of one line of its output, in the log
+READ_OUTPUT_BYTES = 64 * 1024
+PROBE_TIMEOUT = 1.0
+# Answered by bootstrap.ts itself: a client's path always starts with a function's name,
+# which cannot start with "_", so only the server can ask it.
+PROBE = b"GET /_supalite/health HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n"
 STOP_WAIT = 3.0
 # Of the server's environment, only what Deno needs to fetch npm: and jsr: imports through
 # the machine's network: its proxies and its trusted certificates (a corporate proxy's CA).
@@ -69,85 +76,52 @@ def function_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-class FunctionWorker:
-    """One function's Deno process and the Unix socket it serves on."""
+class Process:
+    """One start of a function: its Deno process, the private folder holding its socket and
+    temporary files, and the task logging its output."""
 
-    def __init__(self, spec: FunctionSpec, settings: Settings) -> None:
-        self.spec = spec
-        self.settings = settings
+    def __init__(self, name: str, folder: str) -> None:
+        self.name = name
+        self.folder = folder
+        self.socket_path = os.path.join(folder, "http.sock")
+        self.tmp = os.path.join(folder, "tmp")
+        os.mkdir(self.tmp)
         self.process: asyncio.subprocess.Process | None = None
-        self.socket_path: str | None = None  # where the running process listens
         self.output: deque[str] = deque(maxlen=LOG_LINES)
-        self._lock = asyncio.Lock()
-        self._socket_dir: str | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._files: int = 0  # the newest mtime of its files when it started
-        self._files_checked = 0.0
 
     @property
-    def running(self) -> bool:
+    def alive(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
-    async def ready(self) -> str:
-        """The socket of a running process, started (again) when needed. Raises BootError."""
-        async with self._lock:
-            if self.running and self.socket_path is not None and not self._files_changed():
-                return self.socket_path
-            await self.stop()
-            try:
-                return await self._start()
-            except (ConfigError, OSError) as exc:  # an unreadable env file, no room for a socket
-                await self.stop()
-                raise BootError(f"function {self.spec.name} did not start: {exc}") from None
-
-    async def _start(self) -> str:
-        self._socket_dir = tempfile.mkdtemp(prefix="supalite-fn-")
-        socket_path = os.path.join(self._socket_dir, "http.sock")
-        deno_dir = self.settings.data_dir / "deno"
-        deno_dir.mkdir(parents=True, exist_ok=True)
-        # As the edge runtime: the network and its environment, its own files to read (all the
-        # functions', for _shared), the temporary folder to write; nothing else of the machine.
-        readable = ",".join(str(p) for p in (functions_dir(self.settings), self.spec.folder, self._socket_dir,
-                                             tempfile.gettempdir()))
-        args = [deno_binary(), "run", "--quiet", "--no-prompt", "--allow-net", "--allow-env",
-                f"--allow-read={readable}", "--allow-sys", f"--allow-write={self._socket_dir},{tempfile.gettempdir()}",
-                f"--v8-flags=--max-old-space-size={self.settings.functions_memory_mb}"]
-        if self.spec.import_map is not None:
-            args.append(f"--config={self.spec.import_map}" if self.spec.import_map.name.startswith("deno.")
-                        else f"--import-map={self.spec.import_map}")
-        args += [str(BOOTSTRAP), self.spec.entrypoint.as_uri()]
-        env = {"DENO_TLS_CA_STORE": "mozilla,system",  # the machine's CAs too, as curl and pip trust them
-               **{name: os.environ[name] for name in NETWORK_ENV if name in os.environ},
-               **function_env(self.settings), "SUPALITE_FUNCTION_SOCKET": socket_path, "DENO_DIR": str(deno_dir),
-               "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "TMPDIR": tempfile.gettempdir()}
-        self._files = self._newest_file()
-        self.output.clear()
+    async def spawn(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
         self.process = await asyncio.create_subprocess_exec(
-            *args, env=env, cwd=self.spec.folder, stdin=asyncio.subprocess.PIPE,  # its end: bootstrap.ts
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
-        self._reader = asyncio.create_task(self._read_output(self.process))
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + BOOT_TIMEOUT
-        while not await _accepts(socket_path):
-            if self.process.returncode is not None or loop.time() > deadline:
-                await self.stop()
-                raise BootError(f"function {self.spec.name} did not start: " + " | ".join(list(self.output)[-5:]))
-            await asyncio.sleep(0.02)
-        self.socket_path = socket_path
-        log.info("function %s started (pid %d)", self.spec.name, self.process.pid)
-        return socket_path
+            *args, env=env, cwd=cwd, stdin=asyncio.subprocess.PIPE,  # its end: bootstrap.ts
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            preexec_fn=_die_with_parent)
+        self._reader = asyncio.create_task(self._log_output(self.process))
 
-    async def _read_output(self, process: asyncio.subprocess.Process) -> None:
+    async def _log_output(self, process: asyncio.subprocess.Process) -> None:
+        """Its output to the log, line by line; a line of any length (a function may print
+        megabytes at once) is cut for the log, never left unread (Deno would block on it)."""
         assert process.stdout is not None
-        while line := await process.stdout.readline():
-            text = line.decode(errors="replace").rstrip()
-            self.output.append(text)
-            log.info("[%s] %s", self.spec.name, text)
+        pending = b""
+        while chunk := await process.stdout.read(READ_OUTPUT_BYTES):
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()[-LOG_LINE_BYTES:]
+            for line in lines:
+                self._line(line)
+        if pending:
+            self._line(pending)
+
+    def _line(self, line: bytes) -> None:
+        text = line[:LOG_LINE_BYTES].decode(errors="replace").rstrip()
+        self.output.append(text)
+        log.info("[%s] %s", self.name, text)
 
     async def stop(self) -> None:
-        """Stop the process (its whole group: Deno's own children too) and forget it."""
-        process, self.process = self.process, None
-        self.socket_path = None
+        """Stop the process (its whole group: Deno's own children too); idempotent."""
+        process = self.process
         if process is not None and process.returncode is None:
             try:
                 os.killpg(process.pid, signal.SIGTERM)
@@ -159,10 +133,84 @@ class FunctionWorker:
                 await process.wait()
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
-            self._reader = None
-        if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
-            self._socket_dir = None
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class FunctionWorker:
+    """A function's current process, started at its first call and again when its files
+    changed or it died."""
+
+    def __init__(self, spec: FunctionSpec, settings: Settings) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.current: Process | None = None
+        self._lock = asyncio.Lock()
+        self._files: int = 0  # the newest mtime of its files when it started
+        self._files_checked = 0.0
+
+    @property
+    def running(self) -> bool:
+        return self.current is not None and self.current.alive
+
+    @property
+    def output(self) -> deque[str]:
+        return self.current.output if self.current is not None else deque()
+
+    async def ready(self) -> Process:
+        """The running process, started (again) when needed. Raises BootError."""
+        async with self._lock:
+            current = self.current
+            if current is not None and current.alive and not self._files_changed():
+                return current
+            await self.stop(current)
+            try:
+                return await self._start()
+            except (ConfigError, OSError) as exc:  # an unreadable env file, no room for a socket
+                await self.stop(self.current)
+                raise BootError(f"function {self.spec.name} did not start: {exc}") from None
+
+    async def _start(self) -> Process:
+        started = Process(self.spec.name, tempfile.mkdtemp(prefix="supalite-fn-"))
+        self.current = started
+        deno_dir = self.settings.data_dir / "deno"
+        deno_dir.mkdir(parents=True, exist_ok=True)
+        # As the edge runtime: the network and its environment, its own files to read (all the
+        # functions', for _shared), a private temporary folder; nothing else of the machine
+        # (not the server's data, not the other functions' sockets).
+        readable = ",".join(str(p) for p in (functions_dir(self.settings), self.spec.folder, started.folder))
+        args = [deno_binary(), "run", "--quiet", "--no-prompt", "--allow-net", "--allow-env", "--allow-sys",
+                f"--allow-read={readable}", f"--allow-write={started.folder}",
+                f"--v8-flags=--max-old-space-size={self.settings.functions_memory_mb}"]
+        if self.spec.import_map is not None:
+            args.append(f"--config={self.spec.import_map}" if self.spec.import_map.name.startswith("deno.")
+                        else f"--import-map={self.spec.import_map}")
+        args += [str(BOOTSTRAP), self.spec.entrypoint.as_uri()]
+        env = {"DENO_TLS_CA_STORE": "mozilla,system",  # the machine's CAs too, as curl and pip trust them
+               **{name: os.environ[name] for name in NETWORK_ENV if name in os.environ},
+               **function_env(self.settings), "SUPALITE_FUNCTION_SOCKET": started.socket_path,
+               "DENO_DIR": str(deno_dir), "NO_COLOR": "1", "DENO_NO_UPDATE_CHECK": "1", "TMPDIR": started.tmp}
+        self._files = self._newest_file()
+        await started.spawn(args, env, self.spec.folder)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BOOT_TIMEOUT
+        while not await _accepts(started.socket_path):
+            if self.current is not started or not started.alive or loop.time() > deadline:
+                await self.stop(started)
+                raise BootError(f"function {self.spec.name} did not start: " + " | ".join(list(started.output)[-5:]))
+            await asyncio.sleep(0.02)
+        assert started.process is not None
+        log.info("function %s started (pid %d)", self.spec.name, started.process.pid)
+        return started
+
+    async def stop(self, which: Process | None = None) -> None:
+        """Stop `which` (by default the current process). One that is no longer current (a
+        reload or another call replaced it) is stopped without touching its successor."""
+        which = which if which is not None else self.current
+        if which is None:
+            return
+        if self.current is which:
+            self.current = None
+        await which.stop()
 
     def _files_changed(self) -> bool:
         """Whether a file of the function changed since it started (looked at once a second)."""
@@ -192,6 +240,17 @@ class FunctionWorker:
                 continue
         return newest
 
+    async def healthy(self, which: Process, timeout: float = PROBE_TIMEOUT) -> bool:
+        """Whether `which` still answers (its event loop is not stuck in a busy function)."""
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_unix_connection(which.socket_path)
+                writer.write(PROBE)
+                answer = await reader.read(64)
+                writer.close()
+        except (OSError, TimeoutError):
+            return False
+        return answer.startswith(b"HTTP/1.1 204")
 
 async def _accepts(socket_path: str) -> bool:
     try:
@@ -202,21 +261,41 @@ async def _accepts(socket_path: str) -> bool:
     return True
 
 
+def _die_with_parent() -> None:
+    """In the child, before Deno runs: killed when the server dies, however it dies (a busy
+    function never gets to notice its stdin closing). Linux only; elsewhere stdin does it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 class WorkerPool:
     """The workers by function name, started lazily and stopped together."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.workers: dict[str, FunctionWorker] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
 
     def worker(self, spec: FunctionSpec) -> FunctionWorker:
         worker = self.workers.get(spec.name)
-        if worker is None or worker.spec != spec:  # config.toml changed its entrypoint or keys
-            if worker is not None:
-                asyncio.get_running_loop().create_task(worker.stop())
-            worker = self.workers[spec.name] = FunctionWorker(spec, self.settings)
+        if worker is not None and _runs_the_same(worker.spec, spec):
+            worker.spec = spec  # verify_jwt is the service's business, not the process's
+            return worker
+        if worker is not None:  # config.toml gave it another entrypoint or import map
+            task = asyncio.get_running_loop().create_task(worker.stop())
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
+        worker = self.workers[spec.name] = FunctionWorker(spec, self.settings)
         return worker
 
     async def stop(self) -> None:
-        await asyncio.gather(*(worker.stop() for worker in self.workers.values()), return_exceptions=True)
+        await asyncio.gather(*(worker.stop() for worker in self.workers.values()), *self._stopping,
+                             return_exceptions=True)
         self.workers.clear()
+
+
+def _runs_the_same(old: FunctionSpec, new: FunctionSpec) -> bool:
+    return (old.folder, old.entrypoint, old.import_map) == (new.folder, new.entrypoint, new.import_map)

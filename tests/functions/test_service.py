@@ -3,9 +3,9 @@ server. What supabase-js sees of the same is in tests/js/functions.test.mjs."""
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -19,7 +19,7 @@ Deno.serve(async (req) => {
   const url = new URL(req.url);
   const body = req.method === "GET" ? null : await req.text();
   return Response.json({
-    path: url.pathname, query: url.search, method: req.method, body,
+    path: url.pathname, query: url.search, method: req.method, body, requestUrl: req.url,
     custom: req.headers.get("x-custom"), env: Deno.env.get("GREETING"),
     url: Deno.env.get("SUPABASE_URL"), hasService: !!Deno.env.get("SUPABASE_SERVICE_ROLE_KEY"),
     leaked: Deno.env.get("SUPALITE_APP_FN_MARKER") ?? null,
@@ -60,8 +60,9 @@ Deno.serve(() => {
 });
 """,
     "forever/index.ts": """
+let cancelled = 0;
 Deno.serve((req) => {
-  const marker = new URL(req.url).searchParams.get("marker")!;
+  if (new URL(req.url).searchParams.has("count")) return Response.json({ cancelled });
   let timer: number;
   const body = new ReadableStream({
     start(controller) {
@@ -69,7 +70,7 @@ Deno.serve((req) => {
     },
     cancel() {
       clearInterval(timer);
-      Deno.writeTextFileSync(marker, "cancelled");
+      cancelled += 1;
     },
   });
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
@@ -89,6 +90,21 @@ Deno.serve(() => new Response(`${greeting("map")} ${shared}`));
     "_shared/util.ts": 'export const shared = "and shared";',
     "_shared/aliased.ts": 'Deno.serve(() => new Response("from an entrypoint elsewhere"));',
     "hidden/index.ts": 'Deno.serve(() => new Response("should not be served"));',
+    "mirror/index.ts": """Deno.serve((req) => new Response(req.body));""",
+    "chatty/index.ts": """Deno.serve(() => { console.log("x".repeat(100_000)); return new Response("said a lot"); });""",
+    "mixed/index.ts": """
+Deno.serve(async (req) => {
+  const slow = new URL(req.url).searchParams.has("slow");
+  await new Promise((r) => setTimeout(r, slow ? 20_000 : 2_000));
+  return new Response(slow ? "slow" : "quick");
+});
+""",
+    "spinner/index.ts": """
+Deno.serve((req) => {
+  if (new URL(req.url).searchParams.has("spin")) for (;;) { /* stuck */ }
+  return new Response(String(Deno.pid));
+});
+""",
     ".env": "GREETING=bonjour\n",
 }
 
@@ -127,6 +143,7 @@ def test_request_passes_through_and_answer_comes_back(server: harness.LiveServer
     assert r.headers["x-from"] == "function"
     assert r.json() == {"path": "/hello/sub/path", "query": "?a=1&b=two", "method": "POST", "body": '{"x":1}',
                         "custom": "yes", "env": "bonjour", "url": server.url, "hasService": True, "leaked": None,
+                        "requestUrl": server.url + "/hello/sub/path?a=1&b=two",
                         "outside": "NotCapable"}
 
 
@@ -151,6 +168,27 @@ def test_a_function_s_deno_json_maps_its_imports_and_shared_code_is_reachable(se
 def test_config_toml_names_an_entrypoint_or_disables_a_function(server: harness.LiveServer) -> None:
     assert call(server, "aliased").text == "from an entrypoint elsewhere"
     assert (call(server, "hidden").status_code, call(server, "hidden").text) == (404, "Function not found")
+
+
+def test_a_function_streaming_a_large_body_back_while_reading_it(server: harness.LiveServer) -> None:
+    body = bytes(range(256)) * 3500  # 896 KB: far beyond what the sockets buffer
+    r = call(server, "mirror", content=body)
+    assert r.status_code == 200 and r.content == body
+
+
+def test_a_function_printing_long_lines_keeps_answering(server: harness.LiveServer) -> None:
+    for _ in range(12):  # 1.2 MB of output in lines of 100 KB
+        r = call(server, "chatty")
+        assert (r.status_code, r.text) == (200, "said a lot")
+
+
+def test_head_and_the_answer_s_own_headers(server: harness.LiveServer) -> None:
+    with httpx.Client(headers={"Authorization": f"Bearer {server.anon_key}"}, timeout=60) as client:
+        got = client.get(server.url + "/functions/v1/public", headers={"Authorization": "x"})
+        heads = [client.head(server.url + "/functions/v1/public") for _ in range(2)]  # one connection
+    assert got.headers["content-length"] == "11" and len(got.headers.get_list("date")) == 1
+    for head in heads:
+        assert (head.status_code, head.content, head.headers["content-length"]) == (200, b"", "11")
 
 
 def test_jwt_is_verified_unless_the_function_opts_out(server: harness.LiveServer) -> None:
@@ -203,6 +241,23 @@ def test_wall_clock_limit_is_546_and_the_function_serves_again(server: harness.L
     assert call(server, "hello").status_code == 201  # other functions unaffected
 
 
+def test_one_call_past_the_wall_clock_leaves_the_others_running(server: harness.LiveServer) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        slow = pool.submit(call, server, "mixed?slow=1")
+        time.sleep(1.5)
+        quick = pool.submit(call, server, "mixed")
+        assert slow.result().status_code == 546
+        assert (quick.result().status_code, quick.result().text) == (200, "quick")
+
+
+def test_a_function_stuck_in_a_loop_is_stopped_and_started_again(server: harness.LiveServer) -> None:
+    first = call(server, "spinner").text
+    r = call(server, "spinner?spin=1")
+    assert (r.status_code, r.json()["code"]) == (546, "WORKER_LIMIT")
+    again = call(server, "spinner")
+    assert again.status_code == 200 and again.text != first  # a new process
+
+
 def test_memory_limit_is_546(server: harness.LiveServer) -> None:
     r = call(server, "hungry")
     assert r.status_code == 546, r.text
@@ -218,12 +273,11 @@ def test_streamed_answer_passes_through(server: harness.LiveServer) -> None:
 
 
 def test_a_client_leaving_a_stream_cancels_it_in_the_function(server: harness.LiveServer) -> None:
-    marker = Path(tempfile.mkdtemp()) / "cancelled"
-    with httpx.stream("GET", server.url + f"/functions/v1/forever?marker={marker}", timeout=30,
+    with httpx.stream("GET", server.url + "/functions/v1/forever", timeout=30,
                       headers={"Authorization": f"Bearer {server.anon_key}"}) as r:
         assert next(line for line in r.iter_lines() if line) == "data: tick"
     deadline = time.monotonic() + 10
-    while not marker.exists():
+    while call(server, "forever?count", method="GET").json()["cancelled"] != 1:
         assert time.monotonic() < deadline, "the function's stream was never cancelled"
         time.sleep(0.1)
 
@@ -236,3 +290,25 @@ def test_editing_a_function_reloads_it(server: harness.LiveServer, tmp_path: Pat
     while call(server, "public", key=None).text != "edited":
         assert time.monotonic() < deadline
         time.sleep(0.3)
+
+
+def test_a_busy_function_dies_with_a_killed_server(database_url: str, tmp_path: Path) -> None:
+    """A function stuck in a loop never reads its closed stdin: the kernel ends it with the server."""
+    import psutil
+
+    folder = tmp_path / "functions" / "spinner"
+    folder.mkdir(parents=True)
+    (folder / "index.ts").write_text(FUNCTIONS["spinner/index.ts"])
+    live = harness.start_server(database_url, args=["--no-migrate"],
+                                extra_env={"SUPALITE_FUNCTIONS_DIR": str(folder.parent)})
+    try:
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.get(live.url + "/functions/v1/spinner?spin=1", timeout=1.5,
+                      headers={"Authorization": f"Bearer {live.anon_key}"})
+        deno = [p for p in psutil.Process(live.process.pid).children(recursive=True) if "deno" in p.name()]
+        assert len(deno) == 1
+        live.process.kill()
+        live.process.wait()
+        assert psutil.wait_procs(deno, timeout=5)[1] == [], "the function outlived the server"
+    finally:
+        live.stop()
