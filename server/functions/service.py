@@ -115,7 +115,7 @@ class Invocation:
         if not has_body:
             body.read.set()  # nothing to read: from now on, any message is the client leaving
         exchange = asyncio.ensure_future(self._exchange(
-            scope["method"], target, scope["headers"], body.chunks() if has_body else None, length))
+            scope["method"], target, scope["headers"], body if has_body else None, length))
         client_gone = asyncio.ensure_future(body.disconnected())
         try:
             async with asyncio.timeout_at(deadline):
@@ -152,8 +152,15 @@ class Invocation:
             raise failure
 
     async def _exchange(self, method: str, target: str, headers: list[tuple[bytes, bytes]],
-                        body: AsyncIterator[bytes] | None, length: int | None) -> None:
-        answer = await upstream.request(self.process.socket_path, method, target, headers, body, length)
+                        body: _Body | None, length: int | None) -> None:
+        content: bytes | AsyncIterator[bytes] | None = None
+        if body is not None:
+            content = await body.whole()
+            if content is None:
+                content = body.chunks()
+            elif length is None:
+                length = len(content)  # a chunked body that came whole: sent with its length
+        answer = await upstream.request(self.process.socket_path, method, target, headers, content, length)
         try:
             await self.send({"type": "http.response.start", "status": answer.status,
                              "headers": [(k, v) for k, v in answer.headers if k.lower() not in _ANSWER_HOP]})
@@ -196,24 +203,40 @@ class _Body:
         self.receive = receive
         self.limit = limit
         self.read = asyncio.Event()
+        self._size = 0
+        self._first: bytes | None = None  # a first message's body, when more follow
+
+    async def whole(self) -> bytes | None:
+        """The body when it came in one message (a usual small body: sent with the request's
+        head in one write), else None, and `chunks` passes it on as it comes."""
+        chunk, more = await self._next()
+        if not more:
+            self.read.set()
+            return chunk
+        self._first = chunk
+        return None
 
     async def chunks(self) -> AsyncIterator[bytes]:
-        size = 0
         try:
-            while True:
-                message = await self.receive()
-                if message["type"] == "http.disconnect":
-                    raise _ClientGone
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > self.limit:
-                    raise _BodyTooLarge
+            if self._first:
+                yield self._first
+            more = True
+            while more:
+                chunk, more = await self._next()
                 if chunk:
                     yield chunk
-                if not message.get("more_body", False):
-                    return
         finally:
             self.read.set()
+
+    async def _next(self) -> tuple[bytes, bool]:
+        message = await self.receive()
+        if message["type"] == "http.disconnect":
+            raise _ClientGone
+        chunk: bytes = message.get("body", b"")
+        self._size += len(chunk)
+        if self._size > self.limit:
+            raise _BodyTooLarge
+        return chunk, bool(message.get("more_body", False))
 
     async def disconnected(self) -> None:
         await self.read.wait()

@@ -57,13 +57,14 @@ class _Parsed:
 
 
 async def request(socket_path: str, method: str, target: str, headers: list[tuple[bytes, bytes]],
-                  body: AsyncIterator[bytes] | None, length: int | None) -> Answer:
-    """Send the request (a body of `length` bytes, or chunked when the length is unknown) and
-    return the answer once its head is read; its body is read as `Answer.body` is iterated,
-    and the connection closed when that ends (or is closed early).
+                  body: bytes | AsyncIterator[bytes] | None, length: int | None) -> Answer:
+    """Send the request and return the answer once its head is read; its body is read as
+    `Answer.body` is iterated, and the connection closed when that ends (or is closed early).
 
-    The request's body is sent by a task of its own while the answer is read: a function may
-    answer (or stream the body back) before it has read all of it."""
+    A body already whole (bytes) leaves with the head, in one write. One still arriving
+    (`length` bytes, or chunked when the length is unknown) is sent by a task of its own
+    while the answer is read: a function may answer, or stream the body back, before it has
+    read all of it."""
     try:
         reader, writer = await asyncio.open_unix_connection(socket_path, limit=READ_BYTES)
     except OSError as exc:
@@ -73,11 +74,15 @@ async def request(socket_path: str, method: str, target: str, headers: list[tupl
         host = next((value for name, value in headers if name.lower() == b"host"), b"localhost")
         head = [f"{method} {target} HTTP/1.1\r\n".encode("latin-1"), b"host: " + host + b"\r\nconnection: close\r\n"]
         head += [name + b": " + value + b"\r\n" for name, value in headers if name.lower() not in _OWN]
-        if body is not None:
-            head.append(b"content-length: %d\r\n" % length if length is not None else b"transfer-encoding: chunked\r\n")
-        head.append(b"\r\n")
+        if isinstance(body, bytes):
+            head += [b"content-length: %d\r\n\r\n" % len(body), body]
+        elif body is not None:
+            head.append(b"content-length: %d\r\n\r\n" % length if length is not None
+                        else b"transfer-encoding: chunked\r\n\r\n")
+        else:
+            head.append(b"\r\n")
         writer.write(b"".join(head))
-        if body is not None:
+        if body is not None and not isinstance(body, bytes):
             sender = asyncio.ensure_future(_send_body(writer, body, chunked=length is None))
         parsed = _Parsed()
         parser = httptools.HttpResponseParser(parsed)
