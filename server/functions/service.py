@@ -26,6 +26,7 @@ from server.auth.jwt import JwtError
 from server.config import Settings
 from server.caller import verified_token
 from server.functions import catalog, upstream
+from server.rest.body import declared_length
 from server.functions.workers import BootError, FunctionWorker, Process, WorkerPool
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ class FunctionsService:
             if refusal is not None:
                 await _answer(send, 401, orjson.dumps({"msg": refusal}), b"application/json")
                 return
-        await self._invoke(self.pool.worker(spec), scope, receive, send, path)
+        await self._invoke(self.pool.worker(spec), scope, receive, send, path, headers)
 
     def _refusal(self, authorization: str | None) -> str | None:
         """Why the edge runtime would refuse this Authorization header, or None."""
@@ -79,14 +80,15 @@ class FunctionsService:
             return "Invalid JWT"
         return None
 
-    async def _invoke(self, worker: FunctionWorker, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+    async def _invoke(self, worker: FunctionWorker, scope: Scope, receive: Receive, send: Send, path: str,
+                      headers: dict[str, str]) -> None:
         try:
             process = await worker.ready()
         except BootError as exc:
             log.error("%s", exc)
             await _error(send, BOOT_ERROR)
             return
-        await Invocation(worker, process, send).run(scope, receive, path, self.settings)
+        await Invocation(worker, process, send).run(scope, receive, path, headers, self.settings)
 
 
 class Invocation:
@@ -99,7 +101,8 @@ class Invocation:
         self.send = send
         self.started = False  # the answer's head went out: no error answer can follow
 
-    async def run(self, scope: Scope, receive: Receive, path: str, settings: Settings) -> None:
+    async def run(self, scope: Scope, receive: Receive, path: str, headers: dict[str, str],
+                  settings: Settings) -> None:
         deadline = asyncio.get_running_loop().time() + settings.functions_wall_clock
         body = _Body(receive, settings.file_size_limit)
         query = scope.get("query_string", b"")
@@ -108,7 +111,8 @@ class Invocation:
         # the path as the client sent it, from the function's name on
         target = (raw_path[len(prefix):].decode("latin-1") if prefix and raw_path.startswith(prefix)
                   else quote(path)) + ("?" + query.decode("latin-1") if query else "")
-        length, has_body = _declared_body(scope["headers"])
+        length = declared_length(headers)  # None: chunked, or no body at all
+        has_body = bool(length) or "transfer-encoding" in headers
         if length is not None and length > settings.file_size_limit:  # known too large: refused unread
             await _answer(self.send, 413, b'{"msg":"Request body too large"}', b"application/json")
             return
@@ -170,21 +174,6 @@ class Invocation:
             await self.send({"type": "http.response.body", "body": b""})
         finally:
             await answer.body.aclose()  # type: ignore[attr-defined]
-
-
-def _declared_body(headers: list[tuple[bytes, bytes]]) -> tuple[int | None, bool]:
-    """(Content-Length, whether there is a body): a length, or chunked (length unknown)."""
-    for name, value in headers:
-        lowered = name.lower()
-        if lowered == b"content-length":
-            try:
-                length = int(value)
-            except ValueError:
-                return None, True
-            return length, length > 0
-        if lowered == b"transfer-encoding":
-            return None, True
-    return None, False
 
 
 class _BodyTooLarge(Exception):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from server.auth.jwt import anon_key, service_role_key
 from server.config import ConfigError, Settings, read_dotenv
+from server.functions import upstream
 from server.functions.catalog import FunctionSpec, functions_dir
 
 log = logging.getLogger("supalite.functions")
@@ -34,7 +35,7 @@ READ_OUTPUT_BYTES = 64 * 1024
 PROBE_TIMEOUT = 1.0
 # Answered by bootstrap.ts itself: a client's path always starts with a function's name,
 # which cannot start with "_", so only the server can ask it.
-PROBE = b"GET /_supalite/health HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n"
+PROBE_PATH = "/_supalite/health"
 STOP_WAIT = 3.0
 # Of the server's environment, only what Deno needs to fetch npm: and jsr: imports through
 # the machine's network: its proxies and its trusted certificates (a corporate proxy's CA).
@@ -65,7 +66,7 @@ def function_env(settings: Settings) -> dict[str, str]:
     (`functions serve --env-file`), under Supabase's own names, which neither can change."""
     env: dict[str, str] = {}
     for dotenv in (functions_dir(settings) / ".env", settings.functions_env_file):
-        if dotenv is not None and dotenv.is_file():
+        if dotenv is not None:  # read_dotenv: {} when there is no such file
             env.update(read_dotenv(dotenv))
     env.update({
         "SUPABASE_URL": settings.api_url,
@@ -147,14 +148,6 @@ class FunctionWorker:
         self._lock = asyncio.Lock()
         self._files: int = 0  # the newest mtime of its files when it started
         self._files_checked = 0.0
-
-    @property
-    def running(self) -> bool:
-        return self.current is not None and self.current.alive
-
-    @property
-    def output(self) -> deque[str]:
-        return self.current.output if self.current is not None else deque()
 
     async def ready(self) -> Process:
         """The running process, started (again) when needed. Raises BootError."""
@@ -244,13 +237,12 @@ class FunctionWorker:
         """Whether `which` still answers (its event loop is not stuck in a busy function)."""
         try:
             async with asyncio.timeout(timeout):
-                reader, writer = await asyncio.open_unix_connection(which.socket_path)
-                writer.write(PROBE)
-                answer = await reader.read(64)
-                writer.close()
-        except (OSError, TimeoutError):
+                answer = await upstream.request(which.socket_path, "GET", PROBE_PATH, [], None, None)
+                await answer.body.aclose()  # type: ignore[attr-defined]
+        except (upstream.UpstreamError, TimeoutError):
             return False
-        return answer.startswith(b"HTTP/1.1 204")
+        return answer.status == 204
+
 
 async def _accepts(socket_path: str) -> bool:
     try:

@@ -31,6 +31,7 @@ Deno.serve(async (req) => {
     "slow/index.ts": """Deno.serve(async () => { await new Promise((r) => setTimeout(r, 60_000)); return new Response("late"); });""",
     "broken/index.ts": """this is not typescript at all (""",
     "public/index.ts": """Deno.serve(() => new Response("open to all"));""",
+    "editable/index.ts": """Deno.serve(() => new Response("as first written"));""",
     "background/index.ts": """
 let finished = 0;
 Deno.serve((req) => {
@@ -282,12 +283,12 @@ def test_a_client_leaving_a_stream_cancels_it_in_the_function(server: harness.Li
         time.sleep(0.1)
 
 
-def test_editing_a_function_reloads_it(server: harness.LiveServer, tmp_path: Path) -> None:
-    assert call(server, "public", key=None).text == "open to all"
-    folder = Path(server.env["SUPALITE_FUNCTIONS_DIR"]) / "public"
+def test_editing_a_function_reloads_it(server: harness.LiveServer) -> None:
+    assert call(server, "editable").text == "as first written"
+    folder = Path(server.env["SUPALITE_FUNCTIONS_DIR"]) / "editable"
     (folder / "index.ts").write_text('Deno.serve(() => new Response("edited"));')
     deadline = time.monotonic() + 20
-    while call(server, "public", key=None).text != "edited":
+    while call(server, "editable").text != "edited":
         assert time.monotonic() < deadline
         time.sleep(0.3)
 
