@@ -393,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
         if workdir:
             # Before the settings are read: the project's config.toml is layered under the environment.
             os.environ["SUPALITE_PROJECT_DIR"] = str(Path(workdir).expanduser().resolve())
+        if getattr(args, "dev", None):
+            # Before too: what a dev server defaults to (GOTRUE_MAILER_AUTOCONFIRM) follows from it.
+            os.environ["SUPALITE_DEV"] = "true"
         settings = load_settings()
         data_dir = getattr(args, "data_dir", None)
         settings = settings.with_overrides(

@@ -54,6 +54,13 @@ def go_duration(value: str) -> float:
     return seconds
 
 
+def _choice(value: str, allowed: tuple[str, ...]) -> str:
+    chosen = value.strip().lower()
+    if chosen not in allowed:
+        raise ValueError(f"not one of {', '.join(allowed)}: {value!r}")
+    return chosen
+
+
 def _test_otp(value: str) -> dict[str, str]:
     """GOTRUE_SMS_TEST_OTP: `phone:otp` pairs, comma separated (envconfig's map form)."""
     found: dict[str, str] = {}
@@ -162,17 +169,25 @@ SETTINGS: dict[str, Setting] = {
     "db_tx_end": Setting("PGRST_DB_TX_END", "commit-allow-override", "commit, commit-allow-override, rollback, rollback-allow-override"),
     "rest_max_body_bytes": Setting("SUPALITE_REST_MAX_BODY_BYTES", "10485760", "Largest /rest/v1 request body in bytes (10 MiB); larger: 413"),
     "site_url": Setting("GOTRUE_SITE_URL", "", "Where auth mails send users back to. Default: the public URL"),
-    "mailer_autoconfirm": Setting("GOTRUE_MAILER_AUTOCONFIRM", "true", "Sign-ups are confirmed without a mail"),
+    "mailer_autoconfirm": Setting("GOTRUE_MAILER_AUTOCONFIRM", "false", "Sign-ups are confirmed without a mail. Unset: true on a dev server (the demo JWT secret, or --dev), false otherwise (e-mail confirmations on, as hosted Supabase)"),
     "max_sessions_per_user": Setting("SUPALITE_AUTH_MAX_SESSIONS", "0", "Live sessions a user may hold (0: unlimited)"),
     "sessions_timebox": Setting("SUPALITE_AUTH_SESSIONS_TIMEBOX", "0", "Sessions end this long after sign-in (Go duration, e.g. 720h; 0: never)"),
     "sessions_inactivity_timeout": Setting("SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT", "0", "Sessions end after this long without a token refresh (Go duration, e.g. 168h; 0: never)"),
     "rate_limits_enabled": Setting("SUPALITE_RATE_LIMITS", "true", "Apply GoTrue-style rate limits"),
     "rate_limit_email_sent": Setting("SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT", "30", "Auth mails sent per hour, whole server"),
     "rate_limit_sms_sent": Setting("SUPALITE_AUTH_RATE_LIMIT_SMS_SENT", "30", "Auth SMS sent per hour, whole server"),
-    "rate_limit_anonymous_users": Setting("SUPALITE_AUTH_RATE_LIMIT_ANONYMOUS_USERS", "30", "Anonymous sign-ins per hour per IP"),
-    "rate_limit_token_refresh": Setting("SUPALITE_AUTH_RATE_LIMIT_TOKEN_REFRESH", "150", "POST /token per 5 minutes per IP: refreshes and every sign-in grant"),
-    "rate_limit_sign_in_sign_ups": Setting("SUPALITE_AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS", "30", "Per 5 minutes per IP, for each of /signup, /otp, /magiclink, /recover, /resend, PUT /user and passkey sign-in (counted apart)"),
-    "rate_limit_token_verifications": Setting("SUPALITE_AUTH_RATE_LIMIT_TOKEN_VERIFICATIONS", "30", "/verify (codes and links) per 5 minutes per IP"),
+    "rate_limit_anonymous_users": Setting("SUPALITE_AUTH_RATE_LIMIT_ANONYMOUS_USERS", "30", "Anonymous sign-ins per hour per client (as many at once)"),
+    "rate_limit_token_refresh": Setting("SUPALITE_AUTH_RATE_LIMIT_TOKEN_REFRESH", "150", "POST /token per 5 minutes per client (30 at once, GoTrue's burst): refreshes and every sign-in grant"),
+    "rate_limit_sign_in_sign_ups": Setting("SUPALITE_AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS", "30", "Per 5 minutes per client (30 at once, GoTrue's burst), for each of /signup, /otp, /magiclink, /recover, /resend, PUT /user and /authorize (counted apart)"),
+    "rate_limit_token_verifications": Setting("SUPALITE_AUTH_RATE_LIMIT_TOKEN_VERIFICATIONS", "30", "/verify (codes and links) per 5 minutes per client (30 at once, GoTrue's burst)"),
+    "rate_limit_passkey": Setting("GOTRUE_RATE_LIMIT_PASSKEY", "30", "Passkey sign-in options per 5 minutes per client"),
+    "rate_limit_oauth_client_register": Setting("GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER", "10", "OAuth dynamic client registrations per 5 minutes per client"),
+    "mfa_rate_limit_challenge_and_verify": Setting("GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", "15", "MFA challenges, and verifications apart, per minute per client"),
+    "rate_limit_header": Setting("GOTRUE_RATE_LIMIT_HEADER", "", "Request header whose value keys the per-client limits (e.g. CF-Connecting-IP, set by your proxy). Empty: the client's address"),
+    "rate_limit_by": Setting("SUPALITE_AUTH_RATE_LIMIT_BY", "address", "address: per-client limits count every request (by the rate-limit header, else the client's address); header: only requests carrying GOTRUE_RATE_LIMIT_HEADER count, as GoTrue (none without it, as under `supabase start`)"),
+    "smtp_max_frequency": Setting("GOTRUE_SMTP_MAX_FREQUENCY", "1m", "Least time between two auth mails of a kind to one user (Go duration)"),
+    "sms_max_frequency": Setting("GOTRUE_SMS_MAX_FREQUENCY", "1m", "Least time between two SMS codes of a kind to one user (Go duration)"),
+    "mfa_phone_max_frequency": Setting("GOTRUE_MFA_PHONE_MAX_FREQUENCY", "1m", "Least time between two phone-factor SMS codes to one user (Go duration)"),
     "disable_signup": Setting("GOTRUE_DISABLE_SIGNUP", "false", "Refuse new users (sign-up, OTP and OAuth creation); admins still create them"),
     "email_enabled": Setting("GOTRUE_EXTERNAL_EMAIL_ENABLED", "true", "Email sign-up and sign-in"),
     "anonymous_users_enabled": Setting("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED", "false", "Anonymous sign-ins"),
@@ -198,6 +213,8 @@ SETTINGS: dict[str, Setting] = {
     "mfa_web_authn_verify_enabled": Setting("GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED", "false", "WebAuthn factors may be verified"),
     "mfa_max_enrolled_factors": Setting("GOTRUE_MFA_MAX_ENROLLED_FACTORS", "10", "Factors a user may hold"),
     "mfa_challenge_expiry": Setting("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION", "300", "Seconds an MFA challenge stays valid (at least 300)"),
+    "mfa_phone_otp_length": Setting("GOTRUE_MFA_PHONE_OTP_LENGTH", "6", "Phone-factor SMS code digits (6 to 10)"),
+    "mfa_phone_template": Setting("GOTRUE_MFA_PHONE_TEMPLATE", "Your code is {{ .Code }}", "Phone-factor SMS text; {{ .Code }} is the code"),
     "webauthn_rp_id": Setting("GOTRUE_WEBAUTHN_RP_ID", "", "WebAuthn relying-party id (a domain). Default: the site URL's host"),
     "webauthn_rp_display_name": Setting("GOTRUE_WEBAUTHN_RP_DISPLAY_NAME", "", "WebAuthn relying-party name. Default: the relying-party id"),
     "webauthn_rp_origins": Setting("GOTRUE_WEBAUTHN_RP_ORIGINS", "", "Origins WebAuthn ceremonies may come from (comma separated). Default: the site URL"),
@@ -205,7 +222,10 @@ SETTINGS: dict[str, Setting] = {
     "passkey_max_per_user": Setting("GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER", "10", "Passkeys a user may register"),
     "webauthn_challenge_expiry": Setting("GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION", "5m", "Lifetime of a passkey registration or sign-in challenge (Go duration)"),
     "flow_state_expiry": Setting("GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION", "300s", "PKCE and OAuth flow lifetime (Go duration, at least 300s)"),
+    "allowed_id_token_issuers": Setting("GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS", "", "Issuers whose ID tokens grant_type=id_token takes with the caller's own client_id (GoTrue's deprecated issuer form; comma separated)"),
+    "ios_bundle_id": Setting("GOTRUE_EXTERNAL_IOS_BUNDLE_ID", "", "An iOS app's bundle id, also accepted as the audience of Apple ID tokens"),
     "oauth_server_enabled": Setting("GOTRUE_OAUTH_SERVER_ENABLED", "false", "OAuth 2.1 server: /admin/oauth/clients"),
+    "oauth_server_allow_dynamic_registration": Setting("GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", "false", "OAuth 2.1 dynamic client registration: anyone may POST /oauth/clients/register (rate limited per client)"),
     "smtp_url": Setting("SUPALITE_SMTP_URL", "", "smtp://user:pass@host:port to send mail; empty: the dev inbox at /inbox on a dev server, no mail otherwise"),
     "storage_backend": Setting("STORAGE_BACKEND", "file", "file or s3"),
     "storage_s3_endpoint": Setting("STORAGE_S3_ENDPOINT", "", "S3/MinIO endpoint URL"),
@@ -236,6 +256,9 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "sessions_timebox": go_duration, "sessions_inactivity_timeout": go_duration,
     "rate_limit_email_sent": int, "rate_limit_sms_sent": int, "rate_limit_anonymous_users": int,
     "rate_limit_token_refresh": int, "rate_limit_sign_in_sign_ups": int, "rate_limit_token_verifications": int,
+    "rate_limit_passkey": int, "rate_limit_oauth_client_register": int, "mfa_rate_limit_challenge_and_verify": int,
+    "rate_limit_by": lambda v: _choice(v, ("address", "header")),
+    "smtp_max_frequency": go_duration, "sms_max_frequency": go_duration, "mfa_phone_max_frequency": go_duration,
     "disable_signup": _bool, "email_enabled": _bool, "anonymous_users_enabled": _bool, "phone_enabled": _bool,
     "sms_autoconfirm": _bool, "sms_test_otp": lambda v: _test_otp(v), "sms_otp_exp": int,
     "sms_otp_length": lambda v: _otp_length(v),
@@ -245,9 +268,12 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "mfa_totp_enroll_enabled": _bool, "mfa_totp_verify_enabled": _bool, "mfa_phone_enroll_enabled": _bool,
     "mfa_phone_verify_enabled": _bool, "mfa_web_authn_enroll_enabled": _bool, "mfa_web_authn_verify_enabled": _bool,
     "mfa_max_enrolled_factors": int, "mfa_challenge_expiry": lambda v: max(float(v), 300.0),
+    "mfa_phone_otp_length": lambda v: _otp_length(v),
     "webauthn_rp_origins": _csv, "passkey_enabled": _bool,
     "passkey_max_per_user": int, "webauthn_challenge_expiry": go_duration,
     "flow_state_expiry": lambda v: max(go_duration(v), 300.0), "oauth_server_enabled": _bool,
+    "allowed_id_token_issuers": _csv,
+    "oauth_server_allow_dynamic_registration": _bool,
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
@@ -298,6 +324,14 @@ class Settings:
     rate_limit_token_refresh: int = 150  # per 5 minutes
     rate_limit_sign_in_sign_ups: int = 30  # per 5 minutes
     rate_limit_token_verifications: int = 30  # per 5 minutes
+    rate_limit_passkey: int = 30  # per 5 minutes
+    rate_limit_oauth_client_register: int = 10  # per 5 minutes
+    mfa_rate_limit_challenge_and_verify: int = 15  # per minute
+    rate_limit_header: str = ""
+    rate_limit_by: str = "address"
+    smtp_max_frequency: float = 60.0  # seconds
+    sms_max_frequency: float = 60.0  # seconds
+    mfa_phone_max_frequency: float = 60.0  # seconds
     disable_signup: bool = False
     email_enabled: bool = True
     anonymous_users_enabled: bool = False
@@ -323,6 +357,8 @@ class Settings:
     mfa_web_authn_verify_enabled: bool = False
     mfa_max_enrolled_factors: int = 10
     mfa_challenge_expiry: float = 300.0  # seconds
+    mfa_phone_otp_length: int = 6
+    mfa_phone_template: str = "Your code is {{ .Code }}"
     webauthn_rp_id: str = ""
     webauthn_rp_display_name: str = ""
     webauthn_rp_origins: tuple[str, ...] = ()
@@ -330,7 +366,10 @@ class Settings:
     passkey_max_per_user: int = 10
     webauthn_challenge_expiry: float = 300.0  # seconds
     flow_state_expiry: float = 300.0  # seconds
+    allowed_id_token_issuers: tuple[str, ...] = ()
+    ios_bundle_id: str = ""
     oauth_server_enabled: bool = False
+    oauth_server_allow_dynamic_registration: bool = False
     smtp_url: str = ""
     storage_backend: str = "file"
     storage_s3_endpoint: str = ""
@@ -431,6 +470,9 @@ def load_settings(environ: dict[str, str] | None = None, dotenv: Path | None = P
     if values["db_direct_url"] and not values["database_url"]:
         # Else the embedded cluster would be served while migrations and LISTEN went elsewhere.
         raise ConfigError("SUPALITE_DB_DIRECT_URL needs DATABASE_URL (the pooler in front of that PostgreSQL)")
+    if env.get(SETTINGS["mailer_autoconfirm"].env) is None:
+        # Hosted Supabase mails a confirmation; only a dev server signs up without one by default.
+        values["mailer_autoconfirm"] = bool(values["dev"]) or values["jwt_secret"] == DEMO_JWT_SECRET
     values["app_settings"] = app_settings(env)
     values["auth_providers"] = auth_providers(env)
     assert {f.name for f in fields(Settings)} == set(SETTINGS) | {"app_settings", "auth_providers"}, \

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 from datetime import timedelta
 from typing import Any, cast
@@ -37,21 +36,99 @@ from server.auth.user_store import (
 )
 from server.context import AppContext
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 USER_NOT_FOUND = "User not found"
 DEFAULT_PER_PAGE = 50
 MAX_PER_PAGE = 1000
+# Go's time.ParseDuration: its units in nanoseconds, and the bound of an int64 of them.
+_GO_UNITS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9,
+             "h": 3600 * 10**9}
+_GO_MAX = 1 << 63
+MAX_DURATION_TEXT = 256  # longer is refused before it is read
+
+
+class GoDurationError(ValueError):
+    """time.ParseDuration's error, with its text."""
+
+
+def _go_quote(text: str) -> str:
+    """Go's time.quote: non-ASCII and control bytes as \\xNN, `"` and `\\` escaped."""
+    out = ['"']
+    for c in text:
+        if ord(c) >= 0x80 or c < " ":
+            out.extend(f"\\x{b:02x}" for b in c.encode())
+        else:
+            out.append("\\" + c if c in '"\\' else c)
+    return "".join(out) + '"'
+
+
+def parse_go_duration(text: str) -> int:
+    """Go's time.ParseDuration, in nanoseconds: `[-+]?([0-9]*(\\.[0-9]*)?[a-z]+)+`, "0", and the
+    same errors (an int64 of nanoseconds bounds it, about 292 years)."""
+    if len(text) > MAX_DURATION_TEXT:  # not echoed whole
+        raise GoDurationError(f"time: invalid duration {_go_quote(text[:MAX_DURATION_TEXT])}...")
+    invalid = GoDurationError(f"time: invalid duration {_go_quote(text)}")
+    rest, negative = text, False
+    if rest[:1] in ("-", "+"):
+        negative, rest = rest[0] == "-", rest[1:]
+    if rest == "0":
+        return 0
+    if not rest:
+        raise invalid
+    total = 0
+    while rest:
+        if not (rest[0] == "." or "0" <= rest[0] <= "9"):
+            raise invalid
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        whole_text, rest = rest[:digits], rest[digits:]
+        if whole_text and int(whole_text) > _GO_MAX:  # leadingInt's overflow
+            raise invalid
+        whole = int(whole_text) if whole_text else 0
+        fraction_text = ""
+        if rest[:1] == ".":
+            rest = rest[1:]
+            count = len(rest) - len(rest.lstrip("0123456789"))
+            fraction_text, rest = rest[:count], rest[count:]
+        if not whole_text and not fraction_text:
+            raise invalid  # no digits, e.g. ".s"
+        unit_length = 0
+        while unit_length < len(rest) and not (rest[unit_length] == "." or "0" <= rest[unit_length] <= "9"):
+            unit_length += 1
+        if unit_length == 0:
+            raise GoDurationError(f"time: missing unit in duration {_go_quote(text)}")
+        unit_text, rest = rest[:unit_length], rest[unit_length:]
+        unit = _GO_UNITS.get(unit_text)
+        if unit is None:
+            raise GoDurationError(f"time: unknown unit {_go_quote(unit_text)} in duration {_go_quote(text)}")
+        if whole > _GO_MAX // unit:
+            raise invalid
+        value = whole * unit
+        if fraction_text.strip("0"):
+            # leadingFraction keeps the digits that fit an int64; the product is a float64.
+            kept = fraction_text[:18]
+            value += int(int(kept) * (unit / 10 ** len(kept)))
+            if value > _GO_MAX:
+                raise invalid
+        total += value
+        if total > _GO_MAX:
+            raise invalid
+    if not negative and total > _GO_MAX - 1:
+        raise invalid
+    return -total if negative else total
 
 
 def parse_ban_duration(value: str) -> timedelta | None:
-    """A Go duration ("24h", "1h30m") or "none" (lift the ban)."""
+    """adminUserUpdate's ban_duration: "none" or a Go duration; 400 with Go's error otherwise
+    (never an overflow: Go's int64 bound holds well inside timedelta and timestamptz). None
+    lifts the ban, as a zero duration does in GoTrue's User.Ban."""
     if value == "none":
         return None
-    parts = _DURATION_PART.findall(value)
-    if not parts or "".join(n + u for n, u in parts) != value:
-        raise bad_request(codes.VALIDATION_FAILED, f"invalid format for ban duration: time: invalid duration \"{value}\"")
-    return timedelta(seconds=sum(float(n) * _UNITS[u] for n, u in parts))
+    try:
+        nanoseconds = parse_go_duration(value)
+    except GoDurationError as exc:
+        raise bad_request(codes.VALIDATION_FAILED, f"invalid format for ban duration: {exc}") from None
+    if nanoseconds == 0:
+        return None
+    return timedelta(microseconds=nanoseconds // 1000 if nanoseconds > 0 else -(-nanoseconds // 1000))
 
 
 def _page_number(name: str, text: str, default: int, maximum: int, too_large: str) -> int:
@@ -164,7 +241,7 @@ async def _apply_admin_fields(conn: AsyncConnection, user_id: uuid.UUID, body: B
     if body.has("ban_duration") and body.text("ban_duration"):
         await conn.execute("update auth.users set banned_until = now() + %s, updated_at = now() where id = %s",
                            [ban, user_id])
-        if ban is not None:  # a banned user's sessions end now
+        if ban is not None and ban > timedelta(0):  # a banned user's sessions end now
             await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
     if body.text("role"):
         await conn.execute("update auth.users set role = %s, updated_at = now() where id = %s",

@@ -26,10 +26,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from server.auth import error_codes as codes
-from server.auth import identities, mail, oidc, pkce
+from server.auth import identities, mail, oidc, oidc_providers, pkce
 from server.auth.authn import bearer_claims, load_caller, require_admin
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request, internal, not_found, unprocessable
+from server.auth.errors import AuthError, bad_request, go_quote, internal, not_found, unprocessable
 from server.auth.http import json_response, path_uuid, read_body, read_bounded
 from server.auth.service import AuthService, Handler, RouteSpec
 from server.auth.session_tokens import issue_session
@@ -43,10 +43,7 @@ KNOWN_PROVIDERS = frozenset((
     "keycloak", "linkedin", "linkedin_oidc", "notion", "snapchat", "spotify", "slack", "slack_oidc", "twitch",
     "twitter", "x", "vercel_marketplace", "workos", "zoom"))
 # Issuers of the built-in OIDC providers, used when no GOTRUE_EXTERNAL_<NAME>_URL is set.
-DEFAULT_ISSUERS = {"google": "https://accounts.google.com", "apple": "https://appleid.apple.com",
-                   "kakao": "https://kauth.kakao.com", "facebook": "https://www.facebook.com",
-                   "linkedin_oidc": "https://www.linkedin.com/oauth", "slack_oidc": "https://slack.com",
-                   "snapchat": "https://accounts.snapchat.com", "vercel_marketplace": "https://marketplace.vercel.com"}
+DEFAULT_ISSUERS = oidc_providers.DEFAULT_ISSUERS
 # Parameters of the provider's authorization URL that this server sets: a client cannot override them.
 RESERVED_PARAMS = frozenset(("client_id", "client_secret", "redirect_uri", "response_type", "response_mode", "scope",
                              "state", "nonce", "code_challenge", "code_challenge_method"))
@@ -84,10 +81,27 @@ def resolve(settings: Settings, raw_name: str) -> Provider:
         raise ProviderError("missing OAuth client ID")
     if not config.secret:
         raise ProviderError("missing OAuth secret")
-    issuer = config.url or DEFAULT_ISSUERS.get(name, "")
+    issuer = oidc_providers.azure_issuer(config.url) if name == "azure" else config.url or DEFAULT_ISSUERS.get(name, "")
     if not issuer:
         raise ProviderError(f"unable to find URL for the {name.capitalize()} provider")
     return Provider(name, config, issuer)
+
+
+async def _discover(provider: Provider) -> oidc.Discovery:
+    # Azure's multi-tenant endpoints name a templated issuer: their document gives endpoints
+    # only, and each token is verified against its own tenant (_verifying_discovery).
+    return await oidc.discover(provider.issuer, any_issuer=provider.name == "azure")
+
+
+async def _verifying_discovery(provider: Provider, discovery: oidc.Discovery, id_token: str) -> oidc.Discovery:
+    """Whose keys verify a provider's ID token: the provider's, or for Azure the token's own
+    tenant, which must be Microsoft's (and the configured tenant's, when there is one)."""
+    if provider.name != "azure":
+        return discovery
+    issuer = oidc.unverified_issuer(id_token)
+    if not oidc_providers.azure_token_issuer_allowed(issuer, oidc_providers.azure_expected_issuer(provider.issuer)):
+        raise oidc.OidcError(f"azure: ID token issuer not valid {issuer!r}")
+    return await oidc.discover(issuer)
 
 
 def _nonce(settings: Settings, flow_id: uuid.UUID) -> str:
@@ -107,7 +121,7 @@ async def authorization_url(svc: AuthService, request: Request, linking_target: 
     ctx = svc.ctx
     try:
         provider = resolve(ctx.settings, _query_value(request, "provider"))
-        discovery = await oidc.discover(provider.issuer)
+        discovery = await _discover(provider)
     except (ProviderError, oidc.OidcError) as exc:
         raise bad_request(codes.VALIDATION_FAILED, f"Unsupported provider: {exc}") from None
     scopes = _query_value(request, "scopes")
@@ -139,7 +153,9 @@ async def authorization_url(svc: AuthService, request: Request, linking_target: 
 
 
 async def authorize(svc: AuthService, request: Request) -> Response:
-    """GET /authorize?provider=: 302 to the provider."""
+    """GET /authorize?provider=: 302 to the provider. Each call stores a flow state: GoTrue
+    has no limit here; this one counts in a bucket of its own like /signup's."""
+    await svc.limiter.check("authorize", request)
     return RedirectResponse(await authorization_url(svc, request, None), status_code=302)
 
 
@@ -194,7 +210,7 @@ async def _provider_user(ctx: AppContext, provider: Provider, flow: dict[str, An
     if len(code) > MAX_QUERY_VALUE:
         raise bad_request(codes.BAD_OAUTH_CALLBACK, "OAuth callback with an oversized authorization code")
     try:
-        discovery = await oidc.discover(provider.issuer)
+        discovery = await _discover(provider)
         tokens = await oidc.exchange_code(discovery, code=code, client_id=provider.client_id,
                                           secret=provider.config.secret, redirect_uri=provider.redirect_uri(ctx.settings))
     except oidc.OidcError:
@@ -202,12 +218,15 @@ async def _provider_user(ctx: AppContext, provider: Provider, flow: dict[str, An
     try:
         claims: dict[str, Any] = {}
         if tokens.id_token:
-            claims = await oidc.verify_id_token(discovery, tokens.id_token, audiences=provider.config.client_id,
+            verifying = await _verifying_discovery(provider, discovery, tokens.id_token)
+            claims = await oidc.verify_id_token(verifying, tokens.id_token, audiences=provider.config.client_id,
                                                 access_token=tokens.access_token)
             expected = _nonce(ctx.settings, flow["id"])
             if not provider.config.skip_nonce_check and not hmac.compare_digest(
                     str(claims.get("nonce", "")).encode(), expected.encode()):
                 raise oidc.OidcError("oidc: the ID token's nonce is not the one this flow sent")
+        elif provider.name == "azure":  # GoTrue reads Azure's ID token only, never its userinfo
+            raise oidc.OidcError("azure: no OIDC ID token present in response")
         if provider.name == "keycloak" or not claims:
             info = await oidc.userinfo(discovery, tokens.access_token)
             if provider.name == "keycloak":
@@ -215,8 +234,8 @@ async def _provider_user(ctx: AppContext, provider: Provider, flow: dict[str, An
             else:
                 data = identities.from_claims(info)
         else:
-            data = identities.from_claims(claims)
-    except oidc.OidcError:
+            data = oidc_providers.user_data(claims, require_email=False)
+    except (oidc.OidcError, ValueError):
         raise internal("Error getting user profile from external provider") from None
     if claims and data.subject != claims.get("sub"):  # the userinfo must be about the token's subject
         raise internal("Error getting user profile from external provider")
@@ -293,33 +312,73 @@ async def _finish(svc: AuthService, request: Request, flow: dict[str, Any], para
 
 # -- POST /token?grant_type=id_token ----------------------------------------------------------
 
-# The built-in providers id_token sign-in knows (IdTokenGrantParams.getProvider), by issuer.
-_ID_TOKEN_ISSUERS = {"apple": "https://appleid.apple.com", "google": "https://accounts.google.com",
-                     "facebook": "https://www.facebook.com", "kakao": "https://kauth.kakao.com",
-                     "vercel_marketplace": "https://marketplace.vercel.com", "snapchat": "https://accounts.snapchat.com"}
-
-
 def _oauth_error(message: str, error: str = "invalid request") -> AuthError:
     """GoTrue's OAuthError (400 {"error", "error_description"}); "invalid request" is its spelling."""
     return AuthError(400, codes.VALIDATION_FAILED, message, oauth=error)
 
 
-def _id_token_provider(settings: Settings, name: str, issuer: str) -> tuple[str, OAuthProvider, str]:
-    """(provider name, configuration, issuer) for an id_token sign-in, or GoTrue's refusal."""
+@dataclass(frozen=True)
+class IdTokenProvider:
+    """What IdTokenGrantParams.getProvider decides: the identities' provider name, its
+    configuration, the issuer whose keys verify the token, and the audiences it may have."""
+
+    name: str
+    config: OAuthProvider
+    issuer: str
+    client_ids: tuple[str, ...]
+
+
+def id_token_provider(settings: Settings, name: str, issuer: str, client_id: str, id_token: str) -> IdTokenProvider:
+    """getProvider, in GoTrue's order: a built-in provider by name or by the issuer the caller
+    names; then (supalite) a provider configured with a `url`, by name or by that issuer; then
+    GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS with the caller's client_id (GoTrue's deprecated
+    form). Refused: an unknown provider, a disabled one, and an Azure token whose issuer is not
+    Microsoft's."""
     configured = settings.auth_providers
-    chosen = ""
-    if name and (name in configured or name in _ID_TOKEN_ISSUERS or name == "keycloak"):
-        chosen = name
-    elif issuer:
-        chosen = next((n for n, c in configured.items() if c.enabled and c.url and c.url == issuer), "")
-        chosen = chosen or next((n for n, i in _ID_TOKEN_ISSUERS.items() if i == issuer), "")
-    if not chosen:
-        raise bad_request(codes.VALIDATION_FAILED, f'Custom OIDC provider "{name}" not allowed')
-    config = configured.get(chosen) or OAuthProvider(chosen)
-    provider_issuer = config.url or _ID_TOKEN_ISSUERS.get(chosen, "")
-    if not config.enabled:
-        raise bad_request(codes.PROVIDER_DISABLED, f'Provider (issuer "{provider_issuer}") is not enabled')
-    return chosen, config, provider_issuer
+
+    def builtin(provider: str, provider_issuer: str, *extra_ids: str) -> IdTokenProvider:
+        config = configured.get(provider) or OAuthProvider(provider)
+        return IdTokenProvider(provider, config, provider_issuer, config.client_id + tuple(i for i in extra_ids if i))
+
+    fixed = oidc_providers.ID_TOKEN_ISSUERS
+    keycloak = configured.get("keycloak") or OAuthProvider("keycloak")
+    if name == "apple" or issuer == fixed["apple"]:
+        chosen = builtin("apple", fixed["apple"], settings.ios_bundle_id)
+    elif name == "google" or issuer == fixed["google"]:
+        chosen = builtin("google", fixed["google"])
+    elif name == "azure" or oidc_providers.is_azure_issuer(issuer):
+        if not oidc_providers.is_azure_issuer(issuer):
+            try:
+                issuer = oidc.unverified_issuer(id_token)
+            except oidc.OidcError:
+                raise bad_request(codes.VALIDATION_FAILED, "Unable to detect issuer in ID token for Azure provider") from None
+        chosen = builtin("azure", issuer)
+        expected = oidc_providers.azure_expected_issuer(oidc_providers.azure_issuer(chosen.config.url))
+        if not oidc_providers.azure_token_issuer_allowed(issuer, expected):
+            raise bad_request(codes.VALIDATION_FAILED, f"ID token issuer {go_quote(issuer[:256])} is not an Azure issuer"
+                                                       + (f" (expected {go_quote(expected)})" if expected else ""))
+    elif name == "facebook" or issuer == fixed["facebook"]:
+        chosen = builtin("facebook", fixed["facebook"])
+    elif name == "keycloak" or (keycloak.enabled and keycloak.url and issuer == keycloak.url):
+        chosen = builtin("keycloak", keycloak.url)
+    elif name == "kakao" or issuer == fixed["kakao"]:
+        chosen = builtin("kakao", fixed["kakao"])
+    elif name == "vercel_marketplace" or issuer == fixed["vercel_marketplace"]:
+        chosen = builtin("vercel_marketplace", fixed["vercel_marketplace"])
+    else:
+        generic = {n: c for n, c in configured.items() if n not in KNOWN_PROVIDERS and c.url}
+        by_issuer = next((n for n, c in generic.items() if c.enabled and c.url == issuer), "") if issuer else ""
+        if name in generic or by_issuer:
+            chosen = builtin(name if name in generic else by_issuer, generic[name if name in generic else by_issuer].url)
+        elif issuer and issuer in settings.allowed_id_token_issuers:
+            chosen = IdTokenProvider(issuer, OAuthProvider(issuer, enabled=True), issuer, (client_id,))
+        else:
+            raise bad_request(codes.VALIDATION_FAILED, f"Custom OIDC provider {go_quote(name)} not allowed")
+    if not chosen.config.enabled:
+        raise bad_request(codes.PROVIDER_DISABLED, f"Provider (issuer {go_quote(chosen.issuer)}) is not enabled")
+    if not chosen.issuer:  # keycloak without GOTRUE_EXTERNAL_KEYCLOAK_URL
+        raise bad_request(codes.VALIDATION_FAILED, f"unable to find URL for the {chosen.name.capitalize()} provider")
+    return chosen
 
 
 async def id_token_grant(svc: AuthService, request: Request) -> Response:
@@ -341,23 +400,22 @@ async def id_token_grant(svc: AuthService, request: Request) -> Response:
         if not request.headers.get("authorization"):
             raise _oauth_error("Linking requires a valid user access token in Authorization")
         claims_of_caller = bearer_claims(ctx, request)
-    provider_name, config, provider_issuer = _id_token_provider(ctx.settings, name, issuer)
+    chosen = id_token_provider(ctx.settings, name, issuer, client_id, id_token)
+    provider_name, config = chosen.name, chosen.config
     try:
-        discovery = await oidc.discover(provider_issuer)
+        discovery = await oidc.discover(chosen.issuer)
     except oidc.OidcError:
         raise internal("Unable to load the provider's OpenID configuration") from None
     try:
         claims = await oidc.verify_id_token(discovery, id_token, access_token=access_token)
-        data = identities.from_claims(claims)
-        if not data.emails:
-            raise oidc.OidcError("Generic OIDC ID token must contain an email address")
-    except oidc.OidcError:
+        data = oidc_providers.user_data(claims)
+    except (oidc.OidcError, ValueError):
         raise _oauth_error("Bad ID token") from None
     data.settle_email()
     if not isinstance(claims.get("sub"), str) or not claims["sub"]:
         raise _oauth_error("Missing sub claim in id_token")
     audiences = oidc.audience_list(claims)
-    if not set(audiences) & {c for c in config.client_id if c}:
+    if not set(audiences) & {c for c in chosen.client_ids if c}:
         raise _oauth_error(f"Unacceptable audience in id_token: [{' '.join(audiences)}]")
     if not config.skip_nonce_check:
         token_nonce = claims.get("nonce") if isinstance(claims.get("nonce"), str) else ""

@@ -166,9 +166,14 @@ class Decision:
 
 
 async def decide(svc: AuthService, conn: AsyncConnection, data: UserData, provider: str) -> Decision:
-    """DetermineAccountLinking, with every provider in the default linking domain."""
-    autoconfirm = svc.ctx.settings.mailer_autoconfirm
-    verified = [e.email.lower() for e in data.emails if e.verified or autoconfirm]
+    """DetermineAccountLinking, with every provider in the default linking domain.
+
+    Only the addresses the provider says are verified link to an existing account. GoTrue
+    counts every address as verified when GOTRUE_MAILER_AUTOCONFIRM is on, so anyone able to
+    get an ID token saying `email_verified: false` for another person's address (any generic
+    OIDC provider lets its users type one) signs in as that person; here such an identity
+    gets a new account without the taken address (or the sign-in is refused below)."""
+    verified = [e.email.lower() for e in data.emails if e.verified]
     candidate = Email("", False, False)
     for email in data.emails:
         if email.primary:

@@ -5,20 +5,28 @@ the Supabase CLI's demo secret they are byte for byte the CLI's well-known local
 
 With a JWK file (SUPALITE_JWT_KEYS_FILE), user tokens are signed with its first private key
 (RS256 or ES256, `kid` in the header) and every key's public part is published at
-/auth/v1/.well-known/jwks.json; HS256 tokens (the API keys) stay valid, as on Supabase.
+/auth/v1/.well-known/jwks.json; HS256 tokens stay valid, as on Supabase. The API keys are then
+the ones the Supabase CLI makes with `signing_keys_path` (its generateJWT): the same claims,
+signed with that first key, so `supalite status` prints what `supabase status` would.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
 import hashlib
 import hmac
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import jwt as pyjwt
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.utils import der_to_raw_signature
 
 from server.config import Settings
 
@@ -143,17 +151,63 @@ def keys_from_settings(settings: Settings) -> JwtKeys:
     return keys
 
 
+def _api_key_claims(role: str) -> dict[str, Any]:
+    # The CLI's CustomClaims, in its order. Its `exp` with signing keys is "now + 10 years";
+    # the demo expiry (2032) keeps a key the same from one call, and one start, to the next.
+    return {"iss": _API_KEY_ISSUER, "role": role, "exp": _API_KEY_EXP}
+
+
 def api_key(keys: JwtKeys, role: str) -> str:
-    # API keys stay HS256 with the shared secret (Supabase's legacy keys), whatever signs users.
-    return keys.sign_hs256({"iss": _API_KEY_ISSUER, "role": role, "exp": _API_KEY_EXP})
+    """The HS256 API key of `role` (Supabase's legacy keys): with the CLI's demo secret, its
+    well-known local keys."""
+    return keys.sign_hs256(_api_key_claims(role))
+
+
+def asymmetric_api_key(keys: JwtKeys, role: str) -> str:
+    """The API key of `role` signed with the key that signs user tokens (the JWK file's first
+    private key, its `kid` in the header), as the CLI's GenerateAsymmetricJWT. RS256 signatures
+    are deterministic; ES256 ones are made so (RFC 6979), where OpenSSL offers it."""
+    if keys.signing_alg != "ES256":
+        return keys.sign(_api_key_claims(role))
+    header = {"alg": "ES256", "kid": keys.signing_kid, "typ": "JWT"}  # sorted, as pyjwt and Go write it
+    signing_input = b".".join(_b64(json.dumps(part, separators=(",", ":")).encode())
+                              for part in (header, _api_key_claims(role)))
+    try:
+        der = keys.signing_key.sign(signing_input, ec.ECDSA(hashes.SHA256(), deterministic_signing=True))
+    except UnsupportedAlgorithm:  # an OpenSSL before 3.2: a valid key still, different at each call
+        return keys.sign(_api_key_claims(role))
+    return (signing_input + b"." + _b64(der_to_raw_signature(der, keys.signing_key.curve))).decode()
+
+
+def _b64(data: bytes) -> bytes:
+    return base64.urlsafe_b64encode(data).rstrip(b"=")
+
+
+def _default_api_key(settings: Settings, role: str) -> str:
+    if not settings.jwt_keys_file:
+        return api_key(JwtKeys(settings.jwt_secret), role)
+    try:
+        stamp = os.stat(settings.jwt_keys_file).st_mtime_ns
+    except OSError:
+        stamp = 0  # load_jwk_file says what is wrong with the file
+    return _file_api_key(settings.jwt_secret, settings.jwt_keys_file, stamp, role)
+
+
+@functools.lru_cache(maxsize=16)
+def _file_api_key(secret: str, path: str, stamp: int, role: str) -> str:
+    """With a JWK file: signed with its signing key, as the CLI with `signing_keys_path` (HS256
+    when the file holds no private key). Cached per file version: the file is read once."""
+    keys = JwtKeys(secret)
+    load_jwk_file(keys, path)
+    return api_key(keys, role) if keys.signing_key is None else asymmetric_api_key(keys, role)
 
 
 def anon_key(settings: Settings) -> str:
-    return settings.anon_key or api_key(JwtKeys(settings.jwt_secret), "anon")
+    return settings.anon_key or _default_api_key(settings, "anon")
 
 
 def service_role_key(settings: Settings) -> str:
-    return settings.service_role_key or api_key(JwtKeys(settings.jwt_secret), "service_role")
+    return settings.service_role_key or _default_api_key(settings, "service_role")
 
 
 def derived_secret(settings: Settings, purpose: str) -> str:

@@ -183,6 +183,11 @@ async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[
     if call.session_id is None:
         raise _sessionless("Cannot read SessionId claim as UUID")
     session_id = call.session_id
+    # The session may have ended while this verify waited for the factor's lock (another
+    # verify ends the user's aal1 sessions): refused, not a 500 on its vanished row.
+    cur = await conn.execute("select 1 from auth.sessions where id = %s for no key update", [session_id])
+    if await cur.fetchone() is None:
+        raise forbidden(codes.SESSION_NOT_FOUND, "Session from session_id claim in JWT does not exist")
     await conn.execute(
         "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
         " values (%s, now(), now(), %s, gen_random_uuid())"

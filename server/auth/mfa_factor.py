@@ -4,7 +4,8 @@
 Everything here runs inside the request's one transaction (server.auth.db.in_transaction).
 Secrets and one-time codes are stored as GoTrue stores them without database encryption: a
 TOTP factor's base32 secret in `secret`, a phone challenge's code in `otp_code`; both are
-compared in constant time.
+compared in constant time. Wrong answers to a challenge are counted (GoTrue counts none):
+at the MAX_WRONG_CODES-th the challenge is gone (wrong_answer).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar, Protocol, TypedDict, cast
+from typing import Any, ClassVar, NoReturn, Protocol, TypedDict, cast
 
 from psycopg import AsyncConnection
 from psycopg.rows import dict_row
@@ -26,6 +27,7 @@ from server.auth.http import Body, client_inet
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
 from server.auth.user_store import UserRow
+from server.auth.wrong_codes import MAX_WRONG_CODES
 from server.config import Settings
 
 VERIFIED = "verified"
@@ -113,9 +115,9 @@ class FactorKind(Protocol):
         ...
 
     async def verify(self, call: MfaCall, factor: FactorRow, challenge_id: uuid.UUID | None, body: Body) -> None:
-        """Check the answer to challenge `challenge_id` (find_challenge), marking it used;
-        raise AuthError when it is wrong. mfa.py then verifies the factor and upgrades the
-        session."""
+        """Check the answer to challenge `challenge_id` (find_challenge), marking it used; a
+        wrong answer goes through wrong_answer (counted, the challenge dies at the bound).
+        mfa.py then verifies the factor and upgrades the session."""
         ...
 
 
@@ -257,3 +259,17 @@ async def find_challenge(call: MfaCall, factor: FactorRow, challenge_id: uuid.UU
 
 async def mark_challenge_verified(call: MfaCall, challenge: ChallengeRow) -> None:
     await call.conn.execute("update auth.mfa_challenges set verified_at = now() where id = %s", [challenge["id"]])
+
+
+async def wrong_answer(call: MfaCall, challenge: ChallengeRow, error: AuthError) -> NoReturn:
+    """A wrong answer to the challenge (GoTrue counts none): at the MAX_WRONG_CODES-th the
+    challenge is deleted, whatever the addresses, so that even the right answer then finds no
+    challenge and a new one must be asked for. The count is committed, then `error` answered.
+    The challenge's row is locked (find_challenge): answers to it are counted one at a time."""
+    cur = await call.conn.execute(
+        "insert into auth.mfa_challenge_failures as f (challenge_id, failures) values (%s, 1)"
+        " on conflict (challenge_id) do update set failures = f.failures + 1 returning failures", [challenge["id"]])
+    row = await cur.fetchone()
+    if row is not None and row[0] >= MAX_WRONG_CODES:
+        await call.conn.execute("delete from auth.mfa_challenges where id = %s", [challenge["id"]])
+    raise CommitThen(error)

@@ -3,9 +3,12 @@ verifyPhoneFactor.
 
 A challenge sends a new code through server.auth.sms (a test number of GOTRUE_SMS_TEST_OTP
 gets its fixed code and no SMS) and keeps it in the challenge's otp_code, as GoTrue does
-without database encryption; a verify compares it in constant time. One challenge a minute
-per factor (GoTrue's MFA.Phone.MaxFrequency default). Numbers are validated and stored as
-the phone provider does (server.auth.phone: E.164 digits without the '+').
+without database encryption; a verify compares it in constant time, and a challenge dies at
+its MAX_WRONG_CODES-th wrong code (server.auth.mfa_factor.wrong_answer). The code has
+GOTRUE_MFA_PHONE_OTP_LENGTH digits, the SMS reads GOTRUE_MFA_PHONE_TEMPLATE, and a factor is
+challenged at most once per GOTRUE_MFA_PHONE_MAX_FREQUENCY (a minute by default; GoTrue reads
+0 as the default too). Numbers are validated and stored as the phone provider does
+(server.auth.phone: E.164 digits without the '+').
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import hmac
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
@@ -30,11 +34,21 @@ from server.auth.mfa_factor import (
     insert_factor,
     mark_challenge_verified,
     user_factors,
+    wrong_answer,
 )
 from server.auth.phone import check_channel, validate_phone
+from server.auth.service import AuthService
 from server.config import Settings
 
-MAX_FREQUENCY = timedelta(minutes=1)  # GoTrue's MFA.Phone.MaxFrequency default
+DEFAULT_MAX_FREQUENCY = 60.0  # seconds: GoTrue's MFA.Phone.MaxFrequency default, also for 0
+
+
+def _sms_service(svc: AuthService) -> AuthService:
+    """The phone provider's sending (server.auth.sms) with the MFA code's length and template
+    in place of the provider's own (GoTrue's MFA.Phone.OtpLength and Template)."""
+    settings = svc.ctx.settings.with_overrides(sms_otp_length=svc.ctx.settings.mfa_phone_otp_length,
+                                               sms_template=svc.ctx.settings.mfa_phone_template)
+    return AuthService(replace(svc.ctx, settings=settings), svc.limiter)
 
 
 class PhoneKind:
@@ -70,18 +84,19 @@ class PhoneKind:
     async def challenge(self, call: MfaCall, factor: FactorRow, body: Callable[[], Body]) -> dict[str, Any]:
         check_channel(call.settings, body().text("channel"))
         last = factor["last_challenged_at"]
+        frequency = timedelta(seconds=call.settings.mfa_phone_max_frequency or DEFAULT_MAX_FREQUENCY)
         if last is not None:
-            wait = last + MAX_FREQUENCY - datetime.now(UTC)
-            if wait > timedelta(0):
+            wait = last + frequency - datetime.now(UTC)
+            if wait > timedelta(0):  # GoTrue's generateFrequencyLimitErrorMessage: whole seconds, truncated
                 raise AuthError(429, codes.OVER_SMS_SEND_RATE_LIMIT,
                                 f"For security purposes, you can only request this after {int(wait.total_seconds())} seconds.")
-        code = await sms.send_otp(call.svc, call.conn, phone=factor["phone"] or "", kind="mfa", user=call.user,
-                                  request=call.request)
+        code = await sms.send_otp(_sms_service(call.svc), call.conn, phone=factor["phone"] or "", kind="mfa",
+                                  user=call.user, request=call.request)
         return await insert_challenge(call, factor, otp_code=code)
 
     async def verify(self, call: MfaCall, factor: FactorRow, challenge_id: uuid.UUID | None, body: Body) -> None:
         challenge = await find_challenge(call, factor, challenge_id)
         expected = (challenge["otp_code"] or "").encode()
         if not expected or not hmac.compare_digest(expected, body.text("code").encode()):
-            raise unprocessable(codes.MFA_VERIFICATION_FAILED, "Invalid MFA Phone code entered")
+            await wrong_answer(call, challenge, unprocessable(codes.MFA_VERIFICATION_FAILED, "Invalid MFA Phone code entered"))
         await mark_challenge_verified(call, challenge)

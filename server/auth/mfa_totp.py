@@ -5,6 +5,14 @@ and that URI as an SVG QR code (error correction H, as GoTrue; the raw SVG, whic
 supabase-py turn into a `data:image/svg+xml;utf-8,` URI). Verify accepts the code of the
 current 30-second step or of the step on either side (GoTrue's skew of 1), six digits,
 SHA-1; the comparison is constant-time and checks every step.
+
+Where GoTrue is weak, this is stricter (auth.mfa_totp_guards, platform_schema/0160):
+- a code serves once (RFC 6238 section 5.2): the factor's last accepted step is kept, and a
+  code of that step or an earlier one is refused as a wrong code is, in any session. The step
+  is taken by one guarded UPDATE, so of two verifies racing with one code only one passes;
+- wrong codes are bounded per factor, across challenges and addresses: an attacker holding
+  the password opens a new challenge for each guess, so after MAX_WRONG_CODES wrong codes in
+  LOCKOUT_SECONDS the factor refuses every code (429) until that window ends.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import pyotp
 import segno
 
 from server.auth import error_codes as codes
-from server.auth.errors import bad_request, unprocessable
+from server.auth.errors import bad_request, too_many_requests, unprocessable
 from server.auth.http import Body
 from server.auth.mail import site_url
 from server.auth.mfa_factor import (
@@ -33,7 +41,9 @@ from server.auth.mfa_factor import (
     insert_challenge,
     insert_factor,
     mark_challenge_verified,
+    wrong_answer,
 )
+from server.auth.wrong_codes import MAX_WRONG_CODES
 from server.config import Settings
 
 PERIOD = 30
@@ -43,6 +53,10 @@ SECRET_BYTES = 20  # pquerna/otp's default SecretSize
 MAX_ISSUER = 255
 QR_MODULE_SIZE = 3  # GoTrue's DefaultQRSize
 QR_ERROR = "Error generating QR Code"
+# The window of a factor's wrong codes: GoTrue's lockout of its recovery codes
+# (GOTRUE_MFA_RECOVERY_CODES_LOCKOUT_DURATION, 15 minutes), and its message.
+LOCKOUT_SECONDS = 15 * 60
+LOCKED = "Too many failed verification attempts, try again later"
 
 
 def new_secret() -> str:
@@ -69,18 +83,53 @@ def qr_svg(text: str) -> str:
             f'<rect width="{size}" height="{size}" fill="white"/><path fill="black" d="{path}"/></svg>')
 
 
-def code_matches(secret: str, code: str, now: float | None = None) -> bool:
+def matching_step(secret: str, code: str, now: float | None = None) -> int | None:
     """pquerna's ValidateCustom: the trimmed code must be six characters, equal to the code
-    of one step in [now - SKEW, now + SKEW]. Every step is compared, in constant time."""
+    of one step in [now - SKEW, now + SKEW]; the latest such step, or None. Every step is
+    compared, in constant time."""
     code = code.strip()
     if len(code.encode()) != DIGITS:
-        return False
+        return None
     totp = pyotp.TOTP(secret, digits=DIGITS, interval=PERIOD)
     counter = totp.timecode(time.time() if now is None else now)
-    matched = False
+    matched = None
     for step in range(counter - SKEW, counter + SKEW + 1):
-        matched |= hmac.compare_digest(totp.generate_otp(step).encode(), code.encode())
+        if hmac.compare_digest(totp.generate_otp(step).encode(), code.encode()):
+            matched = step
     return matched
+
+
+async def _locked(call: MfaCall, factor: FactorRow) -> bool:
+    """The factor had MAX_WRONG_CODES wrong codes in its current window."""
+    cur = await call.conn.execute(
+        "select failures >= %s and failures_until > now() from auth.mfa_totp_guards where factor_id = %s",
+        [MAX_WRONG_CODES, factor["id"]])
+    row = await cur.fetchone()
+    return bool(row and row[0])
+
+
+async def _count_wrong(call: MfaCall, factor: FactorRow) -> None:
+    """One more wrong code in the factor's window (a new window starts after the last ended)."""
+    await call.conn.execute(
+        "insert into auth.mfa_totp_guards as g (factor_id, failures, failures_until)"
+        " values (%s, 1, now() + make_interval(secs => %s))"
+        " on conflict (factor_id) do update set"
+        "   failures = case when g.failures_until > now() then g.failures + 1 else 1 end,"
+        "   failures_until = case when g.failures_until > now() then g.failures_until else excluded.failures_until end",
+        [factor["id"], LOCKOUT_SECONDS])
+
+
+async def _take_step(call: MfaCall, factor: FactorRow, step: int) -> bool:
+    """Record `step` as the factor's last accepted one, only if it is later than the last:
+    False for a code already used (or one of an earlier step). The wrong codes are forgotten,
+    as GoTrue's recovery codes forget theirs on a right one."""
+    cur = await call.conn.execute(
+        "insert into auth.mfa_totp_guards as g (factor_id, last_totp_step) values (%s, %s)"
+        " on conflict (factor_id) do update set last_totp_step = excluded.last_totp_step, failures = 0,"
+        "   failures_until = null"
+        " where g.last_totp_step is null or g.last_totp_step < excluded.last_totp_step returning 1",
+        [factor["id"], step])
+    return await cur.fetchone() is not None
 
 
 class TotpKind:
@@ -120,6 +169,12 @@ class TotpKind:
 
     async def verify(self, call: MfaCall, factor: FactorRow, challenge_id: uuid.UUID | None, body: Body) -> None:
         challenge = await find_challenge(call, factor, challenge_id)
-        if not code_matches(factor["secret"] or "", body.text("code")):
-            raise unprocessable(codes.MFA_VERIFICATION_FAILED, "Invalid TOTP code entered")
+        # Refused before the code is read: the answer says nothing about it.
+        if await _locked(call, factor):
+            raise too_many_requests(codes.OVER_REQUEST_RATE_LIMIT, LOCKED)
+        step = matching_step(factor["secret"] or "", body.text("code"))
+        # The factor's row is locked (owned_factor): verifies of one factor take turns here.
+        if step is None or not await _take_step(call, factor, step):
+            await _count_wrong(call, factor)
+            await wrong_answer(call, challenge, unprocessable(codes.MFA_VERIFICATION_FAILED, "Invalid TOTP code entered"))
         await mark_challenge_verified(call, challenge)

@@ -10,8 +10,9 @@ go-webauthn's BeginLogin(user) builds them.
 
 Where GoTrue is loose, this is stricter: a "create" answer only verifies an unverified factor
 (GoTrue would accept a brand-new credential as the second factor of a verified one), the sign
-counter of the credential used is stored and must move forward, and an answer that does not
-verify is 422 `mfa_verification_failed` rather than GoTrue's 500.
+counter of the credential used is stored and must move forward, an answer that does not
+verify is 422 `mfa_verification_failed` rather than GoTrue's 500, and a challenge dies at its
+MAX_WRONG_CODES-th wrong answer (server.auth.mfa_factor.wrong_answer).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from server.auth.mfa_factor import (
     insert_factor,
     mark_challenge_verified,
     user_factors,
+    wrong_answer,
 )
 from server.auth.user_store import timestamp
 from server.config import Settings
@@ -144,6 +146,21 @@ class WebAuthnKind:
             raise bad_request(codes.VALIDATION_FAILED, "credential_response required")
         challenge = await find_challenge(call, factor, challenge_id)
         try:
+            await self._check(call, factor, challenge, kind, response)
+        except AuthError as wrong:
+            if wrong.status >= 500:
+                raise
+            await wrong_answer(call, challenge, wrong)  # counted: the challenge dies at the bound
+        await call.conn.execute(
+            "update auth.mfa_factors set last_webauthn_challenge_data = %s, updated_at = now() where id = %s",
+            [Jsonb(_last_challenge(challenge, kind, response)), factor["id"]])
+        await mark_challenge_verified(call, challenge)
+
+    async def _check(self, call: MfaCall, factor: FactorRow, challenge: ChallengeRow, kind: str,
+                     response: Any) -> None:
+        """The answer to the challenge, checked (and the credential written); AuthError when
+        it is wrong."""
+        try:
             session = webauthn.Session.from_json(challenge["web_authn_session_data"])
         except (KeyError, TypeError, ValueError, binascii.Error):
             raise _not_verified() from None
@@ -155,10 +172,6 @@ class WebAuthnKind:
             await self._register(call, factor, rp, session, response)
         else:
             await self._authenticate(call, rp, session, response)
-        await call.conn.execute(
-            "update auth.mfa_factors set last_webauthn_challenge_data = %s, updated_at = now() where id = %s",
-            [Jsonb(_last_challenge(challenge, kind, response)), factor["id"]])
-        await mark_challenge_verified(call, challenge)
 
     @staticmethod
     async def _register(call: MfaCall, factor: FactorRow, rp: webauthn.RelyingParty, session: webauthn.Session,

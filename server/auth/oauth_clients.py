@@ -1,10 +1,16 @@
-"""OAuth 2.1 server administration: /admin/oauth/clients, as GoTrue's internal/api/oauthserver.
+"""OAuth 2.1 server clients, as GoTrue's internal/api/oauthserver: their administration
+(/admin/oauth/clients) and dynamic registration (POST /oauth/clients/register, RFC 7591).
 
 Only with GOTRUE_OAUTH_SERVER_ENABLED; otherwise every path answers GoTrue's 404
 `feature_disabled` "OAuth server is disabled" (after the admin check, as GoTrue's middleware
-order has it). A confidential client's secret is 32 random bytes shown once, at creation or
-regeneration; only its SHA-256 is stored (base64url, GoTrue's hashClientSecret). Redirect URIs
-and grant types are stored comma-joined, as GoTrue stores them.
+order has it). Dynamic registration is public (no caller at all), counted in the
+`oauth_client_register` rate-limit bucket, and refused with 403
+`oauth_dynamic_client_registration_disabled` unless GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION;
+it validates and answers as the admin creation, with registration_type "dynamic".
+
+A confidential client's secret is 32 random bytes shown once, at creation or regeneration;
+only its SHA-256 is stored (base64url, GoTrue's hashClientSecret). Redirect URIs and grant
+types are stored comma-joined, as GoTrue stores them.
 
 GoTrue quirks kept: creation errors are wrapped twice ("400: redirect_uris is required"),
 update errors are not; any body that does not decode answers 400 `bad_json` "Invalid JSON
@@ -31,7 +37,7 @@ from server.auth import gourl
 from server.auth.admin import paginate, pagination_headers
 from server.auth.authn import require_admin
 from server.auth.db import in_transaction
-from server.auth.errors import AuthError, bad_request, not_found
+from server.auth.errors import AuthError, bad_request, forbidden, not_found
 from server.auth.http import json_response, read_bounded
 from server.auth.service import AuthService, RouteSpec
 from server.auth.user_store import timestamp
@@ -124,6 +130,10 @@ def _check_redirect_uris(uris: list[str], required: bool) -> None:
     if len(uris) > MAX_REDIRECT_URIS:
         raise _Invalid(f"redirect_uris cannot exceed {MAX_REDIRECT_URIS} items")
     for uri in uris:
+        # GoTrue bounds client_uri and logo_uri but not these, which anyone may now register:
+        # the same bound here, and the URI is not echoed back.
+        if len(uri.encode()) > MAX_URI_BYTES:
+            raise _Invalid(f"invalid redirect_uri: cannot exceed {MAX_URI_BYTES} characters")
         problem = _redirect_uri_problem(uri)
         if problem:
             raise _Invalid(f"invalid redirect_uri '{uri}': {problem}")
@@ -201,10 +211,14 @@ async def _fetch(conn: AsyncConnection, query: sql.Composed, params: list[Any]) 
 
 # -- handlers ----------------------------------------------------------------------------------
 
-def _guard(svc: AuthService, request: Request) -> None:
-    require_admin(svc.ctx, request)
+def _require_enabled(svc: AuthService) -> None:
     if not svc.ctx.settings.oauth_server_enabled:
         raise not_found(codes.FEATURE_DISABLED, "OAuth server is disabled")
+
+
+def _guard(svc: AuthService, request: Request) -> None:
+    require_admin(svc.ctx, request)
+    _require_enabled(svc)
 
 
 def _client_id(svc: AuthService, request: Request) -> uuid.UUID:
@@ -241,8 +255,10 @@ def _register_params(data: dict[str, Any]) -> dict[str, Any]:
             "client_name": name or None, "client_uri": client_uri or None, "logo_uri": logo_uri or None}
 
 
-async def create_client(svc: AuthService, request: Request) -> Response:
-    _guard(svc, request)
+async def _register(svc: AuthService, request: Request, registration_type: str) -> Response:
+    """GoTrue's registerOAuthServerClient: the body validated, the client stored (a confidential
+    one with a new secret, shown in this answer only), 201. The registration type, the id and
+    the secret are the server's: fields of those names in the body are ignored."""
     data = await _read_params(request)
     try:
         params = _register_params(data)
@@ -252,11 +268,26 @@ async def create_client(svc: AuthService, request: Request) -> Response:
     query = sql.SQL(
         "insert into auth.oauth_clients (id, client_secret_hash, registration_type, client_type, redirect_uris,"
         " grant_types, client_name, client_uri, logo_uri, token_endpoint_auth_method)"
-        " values (%s, %s, 'manual', %s, %s, %s, %s, %s, %s, %s) returning {}").format(_COLUMNS)
-    values = [uuid.uuid4(), secret_hash, params["client_type"], params["redirect_uris"], params["grant_types"],
-              params["client_name"], params["client_uri"], params["logo_uri"], params["method"]]
+        " values (%s, %s, %s::auth.oauth_registration_type, %s, %s, %s, %s, %s, %s, %s) returning {}").format(_COLUMNS)
+    values = [uuid.uuid4(), secret_hash, registration_type, params["client_type"], params["redirect_uris"],
+              params["grant_types"], params["client_name"], params["client_uri"], params["logo_uri"], params["method"]]
     rows = await in_transaction(svc.ctx, lambda conn: _fetch(conn, query, values), "Error creating OAuth client")
     return json_response(request, client_json(rows[0], secret), status=201)
+
+
+async def create_client(svc: AuthService, request: Request) -> Response:
+    _guard(svc, request)
+    return await _register(svc, request, "manual")
+
+
+async def register_client(svc: AuthService, request: Request) -> Response:
+    """POST /oauth/clients/register: GoTrue's OAuthServerClientDynamicRegister, behind its route's
+    middlewares in their order (requireOAuthServerEnabled, then the OAuthClientRegister limiter)."""
+    _require_enabled(svc)
+    await svc.limiter.check("oauth_client_register", request)
+    if not svc.ctx.settings.oauth_server_allow_dynamic_registration:
+        raise forbidden(codes.OAUTH_DYNAMIC_CLIENT_REGISTRATION_DISABLED, "Dynamic client registration is not enabled")
+    return await _register(svc, request, "dynamic")
 
 
 async def list_clients(svc: AuthService, request: Request) -> Response:
@@ -394,4 +425,5 @@ ROUTES: list[RouteSpec] = [
     ("/admin/oauth/clients/{client_id}", update_client, ["PUT"]),
     ("/admin/oauth/clients/{client_id}", delete_client, ["DELETE"]),
     ("/admin/oauth/clients/{client_id}/regenerate_secret", regenerate_secret, ["POST"]),
+    ("/oauth/clients/register", register_client, ["POST"]),
 ]

@@ -32,6 +32,8 @@ JWKS_REFETCH_SECONDS = 30.0
 # go-oidc's supported algorithms: asymmetric only (never HS*, never none).
 ALGORITHMS = ("RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512", "EdDSA")
 _HASHES = {"256": hashlib.sha256, "384": hashlib.sha384, "512": hashlib.sha512}
+GOOGLE_ISSUER = "https://accounts.google.com"
+GOOGLE_ISSUER_WITHOUT_SCHEME = "accounts.google.com"
 
 
 class OidcError(Exception):
@@ -78,14 +80,16 @@ def client() -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False)
 
 
-async def discover(issuer: str) -> Discovery:
-    """The provider's metadata (go-oidc's NewProvider), cached."""
+async def discover(issuer: str, *, any_issuer: bool = False) -> Discovery:
+    """The provider's metadata (go-oidc's NewProvider), cached. `any_issuer`: the document may
+    name another issuer (Azure's multi-tenant endpoints name a templated one), for endpoints
+    only: tokens are then verified against their own issuer's discovery."""
     cached = _discoveries.get(issuer)
     if cached and cached[0] > time.monotonic():
         return cached[1]
     async with client() as http:
         doc = await _get_json(http, "GET", issuer.rstrip("/") + "/.well-known/openid-configuration")
-    if doc.get("issuer") != issuer:
+    if doc.get("issuer") != issuer and not any_issuer:
         raise OidcError(f"oidc: issuer did not match the issuer returned by provider, expected {issuer!r}"
                         f" got {doc.get('issuer')!r}")
     fields = {}
@@ -140,7 +144,7 @@ async def verify_id_token(discovery: Discovery, token: str, *, audiences: tuple[
     for jwk in candidates:
         try:
             key = pyjwt.PyJWK(jwk, algorithm=alg).key
-            claims = pyjwt.decode(token, key, algorithms=[alg], issuer=discovery.issuer,
+            claims = pyjwt.decode(token, key, algorithms=[alg], issuer=issuers(discovery.issuer),
                                   options={"verify_aud": False, "require": ["exp", "iss"]})
             break
         except pyjwt.InvalidSignatureError:
@@ -155,6 +159,26 @@ async def verify_id_token(discovery: Discovery, token: str, *, audiences: tuple[
     if access_token and isinstance(at_hash, str) and not hmac_equal(at_hash, _at_hash(alg, access_token)):
         raise OidcError("oidc: access token hash does not match value in ID token")
     return claims
+
+
+def issuers(issuer: str) -> list[str]:
+    """The `iss` values go-oidc accepts for a provider: its issuer, and for Google the
+    scheme-less form Google sometimes puts in its tokens."""
+    return [issuer, GOOGLE_ISSUER_WITHOUT_SCHEME] if issuer == GOOGLE_ISSUER else [issuer]
+
+
+def unverified_issuer(token: str) -> str:
+    """The `iss` a token names, unverified (DetectAzureIDTokenIssuer): which issuer's keys to
+    verify it with, for a provider whose tokens come from many issuers."""
+    if len(token) > MAX_ID_TOKEN_BYTES:
+        raise OidcError("oidc: the ID token is too large")
+    try:
+        issuer = pyjwt.decode(token, options={"verify_signature": False}).get("iss")
+    except pyjwt.PyJWTError as exc:
+        raise OidcError(f"oidc: malformed jwt: {exc}") from None
+    if not isinstance(issuer, str):
+        raise OidcError("oidc: the ID token has no issuer")
+    return issuer
 
 
 def audience_list(claims: dict[str, Any]) -> list[str]:

@@ -5,12 +5,18 @@ Hashing and checking run in a worker thread (bcrypt releases the GIL), never on 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import anyio
 import bcrypt
+from starlette.requests import Request
 
 from server.auth import error_codes as codes
-from server.auth.errors import AuthError, bad_request, weak_password
+from server.auth.errors import AuthError, bad_request, unprocessable, weak_password
 from server.config import Settings
+
+if TYPE_CHECKING:
+    from server.auth.ratelimit import RateLimiter
 
 COST = 10
 MIN_LENGTH = 6  # GoTrue's floor, whatever the setting
@@ -36,6 +42,20 @@ async def verify_password(password: str, hashed: str | None) -> bool:
     if not hashed:
         return False
     return await anyio.to_thread.run_sync(_check, password, hashed)
+
+
+async def require_own_password(limiter: RateLimiter, request: Request, login: str, hashed: str | None,
+                               password: str) -> None:
+    """With autoconfirm, a sign-up over an unconfirmed account (a pending invite, an account an
+    admin created, an earlier unconfirmed sign-up) opens it only with that account's password;
+    else 422 user_already_exists. GoTrue confirms it and hands a session, with the account's
+    metadata, to whoever asks. The check counts as a password sign-in for the account
+    (server/auth/ratelimit.py), so sign-up is no way around that limit either."""
+    client = limiter.account_client(request)
+    await limiter.account_attempt(login, client)
+    if not await verify_password(password, hashed):
+        raise unprocessable(codes.USER_ALREADY_EXISTS, "User already registered")
+    await limiter.account_succeeded(login, client)
 
 
 def check_strength(settings: Settings, password: str) -> None:

@@ -3,8 +3,10 @@
 Numbers are kept as GoTrue keeps them: E.164 digits without the '+' (validatePhone). A code's
 hash (sha224 of number + code, as GoTrue's GenerateTokenHash) sits in the user's
 confirmation_token (sign-up and sign-in), phone_change_token or reauthentication_token column,
-with its send time; it is valid for GOTRUE_SMS_OTP_EXP seconds and once. A number of
-GOTRUE_SMS_TEST_OTP also verifies with its fixed code, at any time (GoTrue's GetTestOTP).
+with its send time; it is valid for GOTRUE_SMS_OTP_EXP seconds and once, and dies at its
+fifth wrong try (server.auth.wrong_codes; GoTrue bounds tries per client only). A number of
+GOTRUE_SMS_TEST_OTP also verifies with its fixed code, at any time (GoTrue's GetTestOTP) but
+not past that bound, until a new code is sent.
 
 Entry points, called from the shared endpoint modules: signup (POST /signup {phone}), otp
 (POST /otp {phone}), verify_post (POST /verify type sms | phone_change), resend (POST /resend
@@ -26,13 +28,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import gates, mail, metadata, passwords, sessions, sms
+from server.auth import gates, mail, metadata, passwords, sessions, sms, wrong_codes
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import Body, json_response
 from server.auth.identities import claims_map, create_identity, update_providers
 from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import issue_session
+from server.auth.session_tokens import CommitThen, issue_session
 from server.auth.user_store import (
     UserRow,
     create_user,
@@ -172,12 +174,21 @@ async def signup(svc: AuthService, request: Request, body: Body, phone: str, pas
     if not settings.phone_enabled:
         raise _provider_disabled("Phone signups are disabled")
     phone = validate_phone(phone)
+    existing = await in_transaction(svc.ctx, lambda conn: user_by_phone(conn, phone))
+    if existing is not None and existing["phone_confirmed_at"] is None and settings.sms_autoconfirm:
+        # As an e-mail sign-up (server/auth/signup.py): not a way into someone's unconfirmed account.
+        await passwords.require_own_password(svc.limiter, request, phone, existing["encrypted_password"], password)
     password_hash = await passwords.hash_password(password)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         user = await _register(svc, conn, request, phone, password_hash, data)
+        expected = existing["encrypted_password"] if existing is not None else password_hash
+        if user["encrypted_password"] != expected:  # another sign-up or an admin got there meanwhile
+            raise unprocessable(codes.USER_ALREADY_EXISTS, "User already registered")
         if user["phone_confirmed_at"] is not None:  # autoconfirmed: signed in at once
             return await issue_session(svc.ctx, conn, request, user, "password")
+        if existing is not None:  # its owner gets the code; the caller learns nothing of the account
+            return sanitized_user({**user, "invited_at": None}, data, PROVIDER)
         return user_json(user)
 
     try:
@@ -251,8 +262,13 @@ async def verify_post(svc: AuthService, request: Request, body: Body) -> Respons
             raise forbidden(codes.OTP_EXPIRED, EXPIRED)
         if user["is_banned"]:
             raise forbidden(codes.USER_BANNED, "User is banned")
-        if not await _code_matches(ctx.settings, conn, user, kind, phone, token, hashed):
-            raise forbidden(codes.OTP_EXPIRED, EXPIRED)
+        # Counted before the comparison; past the bound nothing is accepted (server.auth.wrong_codes).
+        column = _OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"][0]
+        if not (await wrong_codes.take_try(conn, user["id"], column)
+                and await _code_matches(ctx.settings, conn, user, kind, phone, token, hashed)):
+            await wrong_codes.wrong_try(conn, user["id"], column)
+            raise CommitThen(forbidden(codes.OTP_EXPIRED, EXPIRED))  # the count stays
+        await wrong_codes.right_try(conn, user["id"], (column,))
         if kind == "sms":
             await _confirm_phone(conn, user["id"])
         else:

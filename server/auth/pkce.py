@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import sessions
+from server.auth import mail, sessions
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, not_found, unprocessable
 from server.auth.http import Body, json_response, read_body
@@ -90,12 +90,23 @@ def verifier_matches(flow: dict[str, Any], verifier: str) -> bool:
     return hmac.compare_digest(challenge.encode(), expected.encode())
 
 
-async def _sweep(ctx_expiry: float, conn: AsyncConnection) -> None:
-    # GoTrue's cleanup: flows a day old (or past a longer expiry) are gone, a few at a time.
+SWEEP_BATCH = 100
+
+
+async def _sweep(expiry: float, conn: AsyncConnection) -> None:
+    """Flow states nothing can use any more, a batch at a time, passing over rows another
+    transaction holds (never waiting for them). GoTrue's cleanup deletes a flow state once it
+    is a day old, so 200 calls to /authorize keep 200 rows for a day; here an OAuth flow goes
+    once GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION is over (its callback and its code exchange
+    refuse it from then on), and a mailed link's flow once the link has expired and, for a
+    magic link opened meanwhile, once its code has too."""
     await conn.execute(
         "delete from auth.flow_state where ctid in (select ctid from auth.flow_state"
-        " where created_at < now() - make_interval(secs => greatest(%s, 86400)) limit 100 for update skip locked)",
-        [ctx_expiry])
+        " where created_at < now() - make_interval(secs => %s) and (authentication_method = 'oauth'"
+        "   or (created_at < now() - make_interval(secs => %s)"
+        "       and coalesce(auth_code_issued_at, created_at) < now() - make_interval(secs => %s)))"
+        " limit %s for update skip locked)",
+        [expiry, max(expiry, mail.OTP_EXPIRY_SECONDS), expiry, SWEEP_BATCH])
 
 
 async def create(conn: AsyncConnection, expiry: float, *, provider_type: str, auth_method: str,

@@ -18,13 +18,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import mail
+from server.auth import mail, wrong_codes
 from server.auth import phone as phone_auth
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response
 from server.auth.service import AuthService, RouteSpec
+from server.auth.session_tokens import CommitThen
 from server.auth.user_store import UserRow, save_one_time_token
 
 INVALID_NONCE = "Nonce has expired or is invalid"
@@ -36,7 +37,7 @@ async def reauthenticate(svc: AuthService, request: Request) -> Response:
     ctx = svc.ctx
     claims = bearer_claims(ctx, request)
 
-    async def work(conn: AsyncConnection) -> None:
+    async def work(conn: AsyncConnection) -> dict[str, str]:
         caller = await load_caller(ctx, conn, claims, lock=True)
         user = caller.user
         email, phone = user["email"] or "", user["phone"] or ""
@@ -47,9 +48,9 @@ async def reauthenticate(svc: AuthService, request: Request) -> Response:
             raise unprocessable(codes.EMAIL_NOT_CONFIRMED, "Please verify your email first.")
         if not email and user["phone_confirmed_at"] is None:
             raise unprocessable(codes.PHONE_NOT_CONFIRMED, "Please verify your phone first.")
-        if not email:  # GoTrue's sendPhoneConfirmation with phoneReauthenticationOtp
-            await phone_auth.send_confirmation(svc, conn, request, user, phone, "reauthentication")
-            return
+        if not email:  # GoTrue's sendPhoneConfirmation with phoneReauthenticationOtp, and its message id
+            message_id = await phone_auth.send_confirmation(svc, conn, request, user, phone, "reauthentication")
+            return {"message_id": message_id} if message_id else {}
         mail.require_delivery(ctx, email)
         await svc.limiter.check_mail_frequency(conn, user["id"], "reauthentication_sent_at")
         code = mail.new_otp()
@@ -58,9 +59,9 @@ async def reauthenticate(svc: AuthService, request: Request) -> Response:
                            " where id = %s", [hashed, user["id"]])
         await save_one_time_token(conn, user["id"], TOKEN_TYPE, hashed, email)
         await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="")
+        return {}
 
-    await in_transaction(ctx, work, "Error sending reauthentication code")
-    return json_response(request, {})
+    return json_response(request, await in_transaction(ctx, work, "Error sending reauthentication code"))
 
 
 async def check_password_change(svc: AuthService, conn: AsyncConnection, caller: Caller, nonce: str) -> None:
@@ -85,16 +86,22 @@ async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, n
     the codes sent there do."""
     address = user["email"] or user["phone"]
     expiry = mail.OTP_EXPIRY_SECONDS if user["email"] else svc.ctx.settings.sms_otp_exp
+    await conn.execute("select 1 from auth.users where id = %s for update", [user["id"]])
+    # Counted before the comparison, and kept (CommitThen): the nonce dies at its
+    # MAX_WRONG_CODES-th wrong try (server.auth.wrong_codes).
+    comparable = await wrong_codes.take_try(conn, user["id"], TOKEN_TYPE)
     cur = await conn.execute(
         "select reauthentication_token, reauthentication_sent_at + make_interval(secs => %s) > now()"
-        " from auth.users where id = %s for update", [expiry, user["id"]])
+        " from auth.users where id = %s", [expiry, user["id"]])
     stored, live = await cur.fetchone() or ("", None)
     if not stored or live is None:
-        raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE)
+        raise CommitThen(unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE))
     if not address:
         raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, "Reauthentication requires an email or a phone number")
-    if not (hmac.compare_digest(mail.token_hash(address, nonce), stored) and live):
-        raise unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE)
+    if not (comparable and hmac.compare_digest(mail.token_hash(address, nonce), stored) and live):
+        await wrong_codes.wrong_try(conn, user["id"], TOKEN_TYPE)
+        raise CommitThen(unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE))
+    await wrong_codes.right_try(conn, user["id"], (TOKEN_TYPE,))
     await conn.execute("update auth.users set reauthentication_token = '', reauthentication_sent_at = null"
                        " where id = %s", [user["id"]])
     await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = %s",

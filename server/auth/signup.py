@@ -27,6 +27,9 @@ from server.auth.user_store import (
 )
 
 
+ALREADY_REGISTERED = "User already registered"
+
+
 async def signup(svc: AuthService, request: Request) -> Response:
     settings = svc.ctx.settings
     body = await read_body(request)
@@ -59,23 +62,36 @@ async def signup(svc: AuthService, request: Request) -> Response:
     existing = await in_transaction(ctx, lambda conn: user_by_email(conn, email))
     if existing is not None and existing["email_confirmed_at"] is not None:
         if autoconfirm:
-            raise unprocessable(codes.USER_ALREADY_EXISTS, "User already registered")
+            raise unprocessable(codes.USER_ALREADY_EXISTS, ALREADY_REGISTERED)
         return json_response(request, sanitized_user(existing, data, "email"))
+    if existing is not None and autoconfirm:
+        await passwords.require_own_password(svc.limiter, request, email, existing["encrypted_password"], password)
     password_hash = None if existing else await passwords.hash_password(password)
     if not autoconfirm:
         await svc.limiter.check_email()
 
     async def work(conn: AsyncConnection) -> Any:
-        user_id = existing["id"] if existing else await create_user(
-            conn, email=email, password_hash=password_hash, user_meta=data,
-            app_meta={"provider": "email", "providers": ["email"]})
+        if existing is None:
+            user_id = await create_user(conn, email=email, password_hash=password_hash, user_meta=data,
+                                        app_meta={"provider": "email", "providers": ["email"]})
+        else:  # the row read above, unless it changed meanwhile (confirmed, or its password)
+            current = await user_by_email(conn, email, lock=True)
+            if current is None or current["id"] != existing["id"] or current["email_confirmed_at"] is not None or (
+                    current["encrypted_password"] != existing["encrypted_password"]):
+                raise unprocessable(codes.USER_ALREADY_EXISTS, ALREADY_REGISTERED)
+            user_id = existing["id"]
         if autoconfirm:
             await confirm_email(conn, user_id)
             return await issue_session(ctx, conn, request, await written_user(conn, user_id), "password")
         prefix = await pkce.start(conn, settings.flow_state_expiry, challenge, user_id=user_id,
                                   auth_method="email/signup", provider_type="email")
         await send_confirmation(svc, conn, user_id, email, redirect_to, prefix=prefix)
-        return user_json(await written_user(conn, user_id))
+        user = await written_user(conn, user_id)
+        if existing is None:
+            return user_json(user)
+        # GoTrue answers the existing user, metadata and all, to whoever signed up over it: its
+        # owner is mailed, and the caller learns nothing of the account (not even an invite).
+        return sanitized_user({**user, "invited_at": None}, data, "email")
 
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
 

@@ -49,9 +49,10 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
         login = validate_email(email)
     else:
         raise bad_request(codes.VALIDATION_FAILED, "missing email or phone")
-    # Counted per address or number too (so guessing from many IPs gains nothing), before the
-    # check so that concurrent guesses count as well; a right password clears the count.
-    await svc.limiter.account_attempt(login)
+    # Counted per account and client too (server/auth/ratelimit.py), before the check so that
+    # concurrent guesses count as well; a right password clears this client's count.
+    client = svc.limiter.account_client(request)
+    await svc.limiter.account_attempt(login, client)
     user = await in_transaction(ctx, lambda conn: user_by_phone(conn, login) if phone else user_by_email(conn, login))
     if user is None or not user["encrypted_password"]:
         raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
@@ -59,7 +60,7 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
         raise bad_request(codes.USER_BANNED, "User is banned")
     if not await passwords.verify_password(password, user["encrypted_password"]):
         raise bad_request(codes.INVALID_CREDENTIALS, INVALID_LOGIN)
-    await svc.limiter.account_succeeded(login)
+    await svc.limiter.account_succeeded(login, client)
     if phone and user["phone_confirmed_at"] is None:
         raise bad_request(codes.PHONE_NOT_CONFIRMED, "Phone not confirmed")
     if email and user["email_confirmed_at"] is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from psycopg import AsyncConnection
@@ -14,10 +15,12 @@ from server.auth import phone as phone_auth
 from server.auth import mail, metadata, passwords, pkce, reauthenticate, sessions
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
-from server.auth.errors import forbidden, unprocessable
+from server.auth.errors import AuthError, forbidden, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import session_aal
 from server.auth.user_store import DUPLICATE_EMAIL, UserRow, email_identity_data, save_one_time_token, user_json, written_user
+from server.context import AppContext
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:
@@ -52,7 +55,7 @@ async def update_user(svc: AuthService, request: Request) -> Response:
         email = validate_email(email)
     challenge = pkce.challenge_from_body(body)  # PKCE: the e-mail change link redirects with ?code=
     phone = phone_auth.validate_phone(body.text("phone")) if body.text("phone") else ""
-    caller = await in_transaction(ctx, lambda conn: load_caller(ctx, conn, claims))
+    caller = await in_transaction(ctx, lambda conn: _guarded_caller(ctx, conn, claims, password, email, phone))
     if password is not None:  # GoTrue checks (and spends) the nonce before the password itself
         await in_transaction(ctx, lambda conn: reauthenticate.check_password_change(svc, conn, caller, body.text("nonce")))
     new_hash = None
@@ -84,6 +87,22 @@ async def update_user(svc: AuthService, request: Request) -> Response:
         return user_json(await written_user(conn, user_id))
 
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
+
+
+async def _guarded_caller(ctx: AppContext, conn: AsyncConnection, claims: Mapping[str, Any], password: str | None,
+                          email: str, phone: str) -> Caller:
+    """The caller, who must hold an aal2 session to change the password, the e-mail address or the
+    phone number once a factor of theirs is verified (GoTrue's UserUpdate: 401 insufficient_aal)."""
+    caller = await load_caller(ctx, conn, claims)
+    user = caller.user
+    guarded = (bool(password) or (bool(email) and email != (user["email"] or "").lower())
+               or (bool(phone) and phone != (user["phone"] or "")))
+    if guarded and any(f.get("status") == "verified" for f in user["factors"]):
+        aal = "aal1" if caller.session_id is None else await session_aal(conn, caller.session_id)
+        if aal != "aal2":
+            raise AuthError(401, codes.INSUFFICIENT_AAL,
+                            "AAL2 session is required to update email or password when MFA is enabled.")
+    return caller
 
 
 async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller, email: str, redirect_to: str,

@@ -1,7 +1,11 @@
-"""Mailed one-time codes: POST /recover, /otp, /magiclink, /resend and GET|POST /verify."""
+"""Mailed one-time codes: POST /recover, /otp, /magiclink, /resend and GET|POST /verify.
+
+A code typed with its address dies at its fifth wrong try, whatever the client's address
+(server.auth.wrong_codes); a link's hash is not guessable and is not counted."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 from urllib.parse import urlencode
 
@@ -10,16 +14,25 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from server.auth import error_codes as codes
-from server.auth import gates, invite, mail, metadata, pkce, sessions
+from server.auth import gates, invite, mail, metadata, pkce, sessions, wrong_codes
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import issue_session
+from server.auth.session_tokens import CommitThen, issue_session
 from server.auth.signup import send_confirmation
 from server.auth.user import apply_email_change
-from server.auth.user_store import UserRow, confirm_email, create_user, find_user, save_one_time_token, user_by_email, written_user
+from server.auth.user_store import (
+    AUDIENCE,
+    UserRow,
+    confirm_email,
+    create_user,
+    find_user,
+    save_one_time_token,
+    user_by_email,
+    written_user,
+)
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
 # Which token column each verification type checks (email OTPs may be either kind).
@@ -28,8 +41,6 @@ _COLUMNS = {
     "recovery": ("recovery_token",), "magiclink": ("recovery_token", "confirmation_token"),
     "email": ("recovery_token", "confirmation_token"), "email_change": ("email_change_token_new",),
 }
-_SENT_AT = {"confirmation_token": "confirmation_sent_at", "recovery_token": "recovery_sent_at",
-            "email_change_token_new": "email_change_sent_at"}
 EXPIRED = "Token has expired or is invalid"
 
 
@@ -157,11 +168,30 @@ async def resend(svc: AuthService, request: Request) -> Response:
     return json_response(request, {})
 
 
+async def _take_tries(conn: AsyncConnection, kind: str, email: str) -> list[uuid.UUID]:
+    """A typed code names its user by address: count the try at each of their pending codes of
+    `kind` (server.auth.wrong_codes) before any is compared; the users, locked. An e-mail
+    change's code names the new address, which more than one user may be moving to."""
+    if kind == "email_change":
+        where = sql.SQL("lower(email_change) = %s")
+        params: list[Any] = [email]
+    else:  # user_by_email's condition
+        where = sql.SQL("lower(email) = %s and aud = %s and not is_sso_user")
+        params = [email, AUDIENCE]
+    cur = await conn.execute(
+        sql.SQL("select id from auth.users where {} order by id for no key update").format(where), params)
+    user_ids = [row[0] for row in await cur.fetchall()]
+    for user_id in user_ids:
+        for column in _COLUMNS[kind]:
+            await wrong_codes.take_try(conn, user_id, column)  # a code past its bound is deleted here
+    return user_ids
+
+
 async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str | list[str]) -> UserRow | None:
     hashes = [hashed] if isinstance(hashed, str) else hashed
     for column in _COLUMNS[kind]:
         where = sql.SQL("u.{col} = any(%s) and u.{col} <> '' and u.{sent} + make_interval(secs => %s) > now()").format(
-            col=sql.Identifier(column), sent=sql.Identifier(_SENT_AT[column]))
+            col=sql.Identifier(column), sent=sql.Identifier(wrong_codes.SENT_AT[column]))
         user = await find_user(conn, where, [hashes, mail.OTP_EXPIRY_SECONDS], lock=True)
         if user is not None:
             return user
@@ -169,8 +199,11 @@ async def _find_by_token(conn: AsyncConnection, kind: str, hashed: str | list[st
 
 
 async def _verify(svc: AuthService, request: Request, kind: str, hashed: str | list[str], method: str,
-                  *, pkce_method: str | None = None) -> tuple[dict[str, Any], int]:
+                  *, pkce_method: str | None = None, typed_by: str | None = None) -> tuple[dict[str, Any], int]:
     """The session a verified code opens, and how many sessions were ended to make room for it.
+
+    `typed_by`: the address of a code typed with it (not a link's hash), whose tries are
+    counted: the code dies at its MAX_WRONG_CODES-th wrong one.
 
     A mailed code proves the mailbox, so at the session limit it ends the user's least
     recently used session instead of refusing: a learner locked out by forgotten devices
@@ -181,9 +214,16 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str | l
     hashes = [hashed] if isinstance(hashed, str) else hashed
 
     async def work(conn: AsyncConnection) -> tuple[dict[str, Any], int]:
+        tried = await _take_tries(conn, kind, typed_by) if typed_by is not None else []
         user = await _find_by_token(conn, kind, hashes)
+        for tried_id in tried:
+            if user is not None and tried_id == user["id"]:
+                await wrong_codes.right_try(conn, tried_id, _COLUMNS[kind])
+            else:
+                for column in _COLUMNS[kind]:
+                    await wrong_codes.wrong_try(conn, tried_id, column)
         if user is None:
-            raise forbidden(codes.OTP_EXPIRED, EXPIRED)
+            raise CommitThen(forbidden(codes.OTP_EXPIRED, EXPIRED))  # the counts stay
         if user["is_banned"]:
             raise forbidden(codes.USER_BANNED, "User is banned")
         user_id = user["id"]
@@ -215,15 +255,17 @@ async def verify_post(svc: AuthService, request: Request) -> Response:
         return await phone_auth.verify_post(svc, request, body)
     if kind not in VERIFY_TYPES:
         raise bad_request(codes.VALIDATION_FAILED, "Verify requires a verification type")
+    typed_by = None
     if token_hash:
         hashed: str | list[str] = token_hash
     elif token and email:
         # A typed code also matches the pkce_-prefixed token of a PKCE flow's mail (GoTrue's isOtpValid).
-        plain = mail.token_hash(validate_email(email), token)
+        typed_by = validate_email(email)
+        plain = mail.token_hash(typed_by, token)
         hashed = [plain, pkce.TOKEN_PREFIX + plain]
     else:
         raise bad_request(codes.VALIDATION_FAILED, "Only an email address or phone number should be provided on verify")
-    session, _ = await _verify(svc, request, kind, hashed, "otp")
+    session, _ = await _verify(svc, request, kind, hashed, "otp", typed_by=typed_by)
     return json_response(request, session)
 
 

@@ -68,9 +68,12 @@ TEMPLATE: dict[str, Any] = {
     "realtime": {"enabled": True, "ip_version": "IPv4", "max_header_length": 4096},
     "studio": {"enabled": True, "port": 54323, "api_url": "http://127.0.0.1", "openai_api_key": "env(OPENAI_API_KEY)"},
     "inbucket": {"enabled": True, "port": 54324, "admin_email": "admin@email.com", "sender_name": "Admin"},
+    # Newer CLIs' name for [inbucket] (the mail catcher, Mailpit), which they write at `supabase init`.
+    "local_smtp": {"enabled": True, "port": 54324, "admin_email": "admin@email.com", "sender_name": "Admin"},
     "storage": {"enabled": True, "file_size_limit": "50MiB"},
     "auth": {
         "enabled": True, "site_url": "http://127.0.0.1:3000", "additional_redirect_urls": ["https://127.0.0.1:3000"],
+        "external_url": "", "jwt_issuer": "",  # commented out in the template: "" is their value
         "jwt_expiry": 3600, "enable_refresh_token_rotation": True, "refresh_token_reuse_interval": 10,
         "enable_signup": True, "enable_anonymous_sign_ins": False, "enable_manual_linking": False,
         "minimum_password_length": 6, "password_requirements": "",
@@ -102,9 +105,10 @@ TEMPLATE: dict[str, Any] = {
 _ABSENT_SERVICES = {
     "studio": "Studio is not part of supalite (use `supalite psql` or any SQL client)",
     "inbucket": "no Inbucket/Mailpit: auth mails go to the dev inbox at /inbox on the API",
+    "local_smtp": "no Mailpit: auth mails go to the dev inbox at /inbox on the API",
     "analytics": "no log analytics (Logflare, Vector)",
 }
-_TOP_LEVEL = {"project_id", "api", "db", "realtime", "studio", "inbucket", "storage", "auth", "edge_runtime",
+_TOP_LEVEL = {"project_id", "api", "db", "realtime", "studio", "inbucket", "local_smtp", "storage", "auth", "edge_runtime",
               "functions", "analytics", "experimental", "remotes"}
 _ENV_REF = re.compile(r"env\((.*)\)", re.DOTALL)  # the CLI's ^env\((.*)\)$
 _PASSWORD_REQUIREMENTS = {  # the CLI's names -> GOTRUE_PASSWORD_REQUIRED_CHARACTERS (as `supabase start` sets it)
@@ -493,13 +497,19 @@ def _auth(auth: _Table) -> None:
     if signing_keys_path := auth.string("signing_keys_path"):  # as the CLI: relative to supabase/, "" for none
         reader.set("SUPALITE_JWT_KEYS_FILE", reader.project.supabase_dir / signing_keys_path)
     auth.unsupported("enable_refresh_token_rotation", "refresh_token_reuse_interval", "publishable_key",
-                     "secret_key", "jwt_issuer")
+                     "secret_key")
+    auth.unsupported("external_url", "jwt_issuer",
+                     why="tokens are issued by the API URL + /auth/v1 ([api] external_url sets it), ignored")
+    _auth_passkeys(auth)
     smtp_enabled = _auth_email(auth.table("email"))
     rate = auth.table("rate_limit")
     for key in ("sms_sent", "anonymous_users", "token_refresh", "sign_in_sign_ups", "token_verifications"):
         reader.set(f"SUPALITE_AUTH_RATE_LIMIT_{key.upper()}", rate.integer(key))
     email_sent = rate.integer("email_sent")
     reader.set("SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT", email_sent if smtp_enabled else _LOCAL_EMAIL_RATE)
+    # `supabase start` sets no GOTRUE_RATE_LIMIT_HEADER: GoTrue then counts no client against the
+    # per-client limits above (server/auth/ratelimit.py); the mail and SMS counts still apply.
+    reader.set("SUPALITE_AUTH_RATE_LIMIT_BY", "header")
     rate.unsupported("web3")
     rate.finish()
     _auth_sms(auth.table("sms"))
@@ -512,8 +522,12 @@ def _auth(auth: _Table) -> None:
     _auth_hooks(auth.table("hook"))
     _auth_external(auth)
     oauth_server = auth.table("oauth_server")
-    reader.set("GOTRUE_OAUTH_SERVER_ENABLED", oauth_server.enabled())
-    oauth_server.unsupported("authorization_url_path", "allow_dynamic_registration")
+    enabled = oauth_server.enabled()
+    reader.set("GOTRUE_OAUTH_SERVER_ENABLED", enabled)
+    if enabled:  # as the CLI, which sets the other two only then
+        reader.set("GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", oauth_server.boolean("allow_dynamic_registration"))
+    oauth_server.unsupported("authorization_url_path",
+                             why="no authorization flow (/oauth/authorize) is served, only the clients' API, ignored")
     oauth_server.finish()
     for name, tables in (("web3", ("solana", "ethereum")),
                          ("third_party", ("firebase", "auth0", "aws_cognito", "clerk", "workos"))):
@@ -531,13 +545,34 @@ def _auth(auth: _Table) -> None:
     auth.finish()
 
 
+def _auth_passkeys(auth: _Table) -> None:
+    """[auth.passkey] and [auth.webauthn], optional tables: as the CLI's appendGotruePasskeyEnv,
+    set only when the table is there (the server's defaults otherwise: passkeys off, the
+    relying party from the site URL)."""
+    reader = auth.reader
+    passkey = auth.table("passkey")
+    if passkey.data or passkey.given("enabled"):
+        reader.set("GOTRUE_PASSKEY_ENABLED", passkey.boolean("enabled"))
+    passkey.finish()
+    webauthn = auth.table("webauthn")
+    keys = ("rp_display_name", "rp_id", "rp_origins")
+    if webauthn.data or any(webauthn.given(key) for key in keys):
+        reader.set("GOTRUE_WEBAUTHN_RP_DISPLAY_NAME", webauthn.string("rp_display_name"))
+        reader.set("GOTRUE_WEBAUTHN_RP_ID", webauthn.string("rp_id"))
+        reader.set("GOTRUE_WEBAUTHN_RP_ORIGINS", webauthn.strings("rp_origins"))
+    webauthn.finish()
+
+
 def _auth_email(email: _Table) -> bool:
     """[auth.email] and its SMTP server; whether SMTP is enabled."""
     reader = email.reader
     reader.set("GOTRUE_EXTERNAL_EMAIL_ENABLED", email.boolean("enable_signup"))
     reader.set("GOTRUE_MAILER_AUTOCONFIRM", not email.boolean("enable_confirmations"))
     reader.set("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", email.boolean("secure_password_change"))
-    email.unsupported("double_confirm_changes", "max_frequency", "otp_length", "otp_expiry")
+    reader.set("GOTRUE_SMTP_MAX_FREQUENCY", email.duration("max_frequency"))
+    email.unsupported("double_confirm_changes",
+                      why="an e-mail change is confirmed by the new address only, whatever this says")
+    email.unsupported("otp_length", "otp_expiry")
     for kind in ("template", "notification"):
         for name, section in email.tables(kind).items():
             if kind == "template" or section.enabled(default=False):
@@ -555,7 +590,8 @@ def _auth_email(email: _Table) -> bool:
         scheme = "smtps" if port == 465 else "smtp"  # implicit TLS on 465, STARTTLS on 587 (as GoTrue)
         reader.set("SUPALITE_SMTP_URL", f"{scheme}://{credentials}{host}:{port}")
         smtp.unsupported("admin_email", "sender_name", why="mail is sent from noreply@<SMTP host>, ignored")
-    smtp.seen.update(smtp.data)
+    else:
+        smtp.seen.update(smtp.data)  # a disabled server asks for nothing; an enabled one's unknown keys are said
     smtp.finish()
     email.finish()
     return enabled
@@ -569,7 +605,7 @@ def _auth_sms(sms: _Table) -> None:
     reader.set("GOTRUE_SMS_TEMPLATE", sms.string("template"))
     reader.set("GOTRUE_SMS_OTP_EXP", 6000)  # `supabase start` fixes both
     reader.set("GOTRUE_SMS_OTP_LENGTH", 6)
-    sms.unsupported("max_frequency")
+    reader.set("GOTRUE_SMS_MAX_FREQUENCY", sms.duration("max_frequency"))
     codes = sms.table("test_otp")
     pairs = []
     for phone in sorted(codes.data):
@@ -597,7 +633,12 @@ def _auth_mfa(mfa: _Table) -> None:
         reader.set(f"GOTRUE_MFA_{factor.upper()}_ENROLL_ENABLED", enroll)
         reader.set(f"GOTRUE_MFA_{factor.upper()}_VERIFY_ENABLED", verify)
         if factor == "phone":
-            section.unsupported("otp_length", "template", "max_frequency")
+            length, template, frequency = (section.integer("otp_length"), section.string("template"),
+                                           section.duration("max_frequency"))
+            if enroll or verify:  # the CLI sets these three only then
+                reader.set("GOTRUE_MFA_PHONE_OTP_LENGTH", length)
+                reader.set("GOTRUE_MFA_PHONE_TEMPLATE", template)
+                reader.set("GOTRUE_MFA_PHONE_MAX_FREQUENCY", frequency)
         section.finish()
     mfa.finish()
 
@@ -624,6 +665,12 @@ def _auth_hooks(hooks: _Table) -> None:
     hooks.finish()
 
 
+# GoTrue's OpenID Connect providers whose issuer is known (server/auth/oidc_providers.py's
+# DEFAULT_ISSUERS): they need no `url`.
+_KNOWN_OIDC_PROVIDERS = frozenset(("apple", "azure", "google", "kakao", "linkedin_oidc", "slack_oidc",
+                                   "vercel_marketplace"))
+
+
 def _auth_external(auth: _Table) -> None:
     reader = auth.reader
     for name, provider in auth.tables("external").items():
@@ -648,7 +695,10 @@ def _auth_external(auth: _Table) -> None:
         for key in ("redirect_uri", "url"):
             if value := provider.string(key):
                 reader.set(prefix + key.upper(), value)
-        if not provider.string("url"):
+        if name == "keycloak" and not provider.string("url"):  # GoTrue requires it too
+            reader.warn("[auth.external.keycloak]: url must be set to the realm's issuer"
+                        " (https://<host>/realms/<realm>), sign-in with keycloak fails without it")
+        elif name not in _KNOWN_OIDC_PROVIDERS and not provider.string("url"):
             reader.warn(f"[auth.external.{name}]: supalite signs in with OpenID Connect providers only: "
                         "set url to the provider's issuer")
         provider.unsupported("email_optional")

@@ -3,7 +3,8 @@
 The names (`api.url` -> `API_URL`...) are the CLI's, so `supalite status -o env
 --override-name api.url=NEXT_PUBLIC_SUPABASE_URL` writes the .env tools expect. Only what
 supalite serves is listed: no GraphQL, Studio, Edge Functions, MCP, S3 protocol or
-publishable/secret keys.
+publishable/secret keys. The anon and service_role keys are the CLI's: signed with the JWT
+secret, or with `signing_keys_path`'s first key (server/auth/jwt.py), unless config.toml gives them.
 """
 
 from __future__ import annotations

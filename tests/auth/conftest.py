@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests import harness
+from tests.auth import oidc_provider
 
 NEW_API = {"X-Supabase-Api-Version": "2024-01-01"}
 
@@ -36,6 +37,13 @@ def auth_api(server: harness.LiveServer, *, new_api: bool = False,
 
 def admin_headers_of(server: harness.LiveServer) -> dict[str, str]:
     return {"Authorization": f"Bearer {server.service_key}", "apikey": server.service_key}
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[oidc_provider.RunningProvider]:
+    """The local OpenID provider (tests/auth/oidc_provider.py), for the module's servers."""
+    with oidc_provider.running() as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -151,6 +151,25 @@ def test_assertion_refused(api: httpx.Client, user: dict[str, Any], spoil: dict[
     assert verify(api, fresh, factor_id, asked["id"], "request", device.get(request)).status_code == 200
 
 
+def test_a_challenge_dies_after_five_wrong_answers(api: httpx.Client, user: dict[str, Any]) -> None:
+    """Five wrong answers (server.auth.wrong_codes.MAX_WRONG_CODES) end the challenge: even a
+    right one is then refused; a new challenge works."""
+    device = SoftAuthenticator(ORIGIN)
+    factor_id = enroll(api, user, device)
+    fresh = password_session(api, user["user"]["email"])
+    asked = challenge(api, fresh, factor_id)
+    request = asked["webauthn"]["credential_options"]["publicKey"]
+    for _ in range(5):
+        refused = verify(api, fresh, factor_id, asked["id"], "request", device.get(request, spoil_signature=True))
+        assert error(refused) == (422, "mfa_verification_failed", "Failed to validate WebAuthn MFA response")
+    assert error(verify(api, fresh, factor_id, asked["id"], "request", device.get(request))) == (
+        422, "mfa_factor_not_found", "MFA factor with the provided challenge ID not found")
+    again = challenge(api, fresh, factor_id)
+    answered = verify(api, fresh, factor_id, again["id"], "request",
+                      device.get(again["webauthn"]["credential_options"]["publicKey"]))
+    assert answered.status_code == 200, answered.text
+
+
 @pytest.mark.parametrize("spoil", [
     {"origin": "http://evil.example"},
     {"rp_id": "evil.example"},

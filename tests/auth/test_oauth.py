@@ -25,12 +25,6 @@ from tests.auth.conftest import auth_api, auth_server, bearer, new_email
 SITE = "http://localhost:3000"
 
 
-@pytest.fixture(scope="module")
-def provider() -> Iterator[oidc_provider.RunningProvider]:
-    with oidc_provider.running() as running:
-        yield running
-
-
 def _start(database_url: str, provider: oidc_provider.RunningProvider, **env: str) -> AbstractContextManager[harness.LiveServer]:
     return auth_server(database_url, {
         **provider.server_env("keycloak"), **provider.server_env("acme"), "GOTRUE_SITE_URL": SITE,

@@ -17,12 +17,6 @@ SITE = "http://localhost:3000"
 
 
 @pytest.fixture(scope="module")
-def provider() -> Iterator[oidc_provider.RunningProvider]:
-    with oidc_provider.running() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def server(database_url: str, provider: oidc_provider.RunningProvider) -> Iterator[harness.LiveServer]:
     with auth_server(database_url, {**provider.server_env("keycloak"), "GOTRUE_SITE_URL": SITE,
                                     "GOTRUE_MAILER_AUTOCONFIRM": "false",

@@ -510,10 +510,14 @@ def test_repeated_sign_up_without_autoconfirm_is_obfuscated(database_url: str) -
             auth_api(server, new_api=True) as api:
         phone = new_phone()
         first = api.post("/signup", json={"phone": phone, "password": "secret-pass"}).json()
-        # Unconfirmed: signing up again sends a new code to the same user, unchanged.
+        # Unconfirmed: signing up again sends a new code to the same user, unchanged; the caller
+        # gets an answer without the account's data (GoTrue answers the account itself).
         again = api.post("/signup", json={"phone": phone, "password": "other-pass", "data": {"x": 1}})
-        assert again.status_code == 200 and again.json()["id"] == first["id"]
-        assert "x" not in again.json()["user_metadata"] and len(sms_messages(server, phone)) == 2
+        assert again.status_code == 200 and again.json()["id"] != first["id"], again.text
+        assert again.json()["user_metadata"] == {"x": 1} and len(sms_messages(server, phone)) == 2
+        with psycopg.connect(database_url) as conn:
+            [(kept,)] = conn.execute("select raw_user_meta_data from auth.users where id = %s", [first["id"]]).fetchall()
+            assert "x" not in kept
         api.post("/verify", json={"type": "sms", "phone": phone, "token": last_code(server, phone)})
         # What only a real account has (an MFA factor, a recovery sent) is not in the answer either.
         with psycopg.connect(database_url, autocommit=True) as conn:

@@ -94,3 +94,50 @@ def test_the_defaults_leave_anonymous_sign_ins_off(database_url: str) -> None:
     from server.config import load_settings
 
     assert load_settings({}, dotenv=None).anonymous_users_enabled is False
+
+
+REAL_SECRET = "a-real-secret-of-at-least-32-characters-for-signup"
+
+
+def test_confirmations_are_on_by_default_outside_a_dev_server() -> None:
+    """Hosted Supabase's default: GOTRUE_MAILER_AUTOCONFIRM unset is false, except on a dev
+    server (the demo secret, or --dev / SUPALITE_DEV) where it is true."""
+    from server.config import load_settings
+
+    def autoconfirm(env: dict[str, str]) -> bool:
+        return load_settings(env, dotenv=None).mailer_autoconfirm
+
+    assert autoconfirm({}) is True  # the demo secret
+    assert autoconfirm({"SUPALITE_JWT_SECRET": REAL_SECRET}) is False
+    assert autoconfirm({"SUPALITE_JWT_SECRET": REAL_SECRET, "SUPALITE_DEV": "true"}) is True
+    assert autoconfirm({"SUPALITE_JWT_SECRET": REAL_SECRET, "GOTRUE_MAILER_AUTOCONFIRM": "true"}) is True
+    assert autoconfirm({"GOTRUE_MAILER_AUTOCONFIRM": "false"}) is False
+
+
+def _real_secret_env() -> dict[str, str]:
+    from server.db.database import authenticator_password
+    from tests import harness
+
+    # The authenticator role is the cluster's: keep the password the other servers use.
+    return {"SUPALITE_JWT_SECRET": REAL_SECRET,
+            "SUPALITE_AUTHENTICATOR_PASSWORD": authenticator_password(harness.base_settings(""))}
+
+
+def test_a_production_server_confirms_sign_ups(database_url: str) -> None:
+    """No session at sign-up: without SMTP, no mail can confirm it, so the sign-up is refused."""
+    with auth_server(database_url, _real_secret_env()) as server, auth_api(server, new_api=True) as api:
+        refused = api.post("/signup", json={"email": new_email("prod"), "password": "secret-pass"})
+        assert refused.status_code == 400 and refused.json()["code"] == "email_address_not_authorized"
+        assert api.get("/settings").json()["mailer_autoconfirm"] is False
+
+
+def test_dev_flag_autoconfirms_with_a_real_secret(database_url: str) -> None:
+    from tests import harness
+
+    server = harness.start_server(database_url, args=["--no-migrate", "--dev"], extra_env=_real_secret_env())
+    try:
+        with auth_api(server, new_api=True) as api:
+            signed_up = api.post("/signup", json={"email": new_email("dev"), "password": "secret-pass"})
+            assert signed_up.status_code == 200 and signed_up.json()["access_token"]
+    finally:
+        server.stop()

@@ -110,7 +110,8 @@ test('listFactors, a new sign-in at aal1 with nextLevel aal2, challengeAndVerify
   assert.deepEqual([level.data.currentLevel, level.data.nextLevel], ['aal1', 'aal2']);
   const refused = await other.auth.mfa.unenroll({ factorId: factor.id });
   assert.equal(refused.error.code, 'insufficient_aal');
-  const stepUp = await other.auth.mfa.challengeAndVerify({ factorId: factor.id, code: totp(factor.totp.secret) });
+  // A code serves once (RFC 6238 5.2): the next step's, which the server's skew accepts.
+  const stepUp = await other.auth.mfa.challengeAndVerify({ factorId: factor.id, code: totp(factor.totp.secret, Date.now() + 30000) });
   assert.equal(stepUp.error, null);
   const raised = await other.auth.mfa.getAuthenticatorAssuranceLevel();
   assert.deepEqual([raised.data.currentLevel, raised.data.nextLevel], ['aal2', 'aal2']);

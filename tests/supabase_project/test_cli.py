@@ -28,6 +28,7 @@ from server.supabase_project.postgres import choose_build
 from server.config import load_settings
 from server.db.embedded import Cluster, free_port
 from tests import harness
+from tests.supabase_project.projects import clean_environment
 
 CONFIG_TOML = """\
 project_id = "cli-test"
@@ -50,12 +51,6 @@ NOT_RUNNING = "supalite local development setup is not running.\n"
 # The CLI's pretty block: every label right-aligned to "service_role key".
 _BLOCK_LINE = re.compile(r"^( *)(API URL|DB URL|Inbucket URL|JWT secret|anon key|service_role key): (\S+)$")
 _ENV_LINE = re.compile(r'^([A-Z_]+)="([^"\\]*)"$')
-
-
-def _clean_environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_", "STORAGE_"))}
-    env.pop("DATABASE_URL", None)
-    return env
 
 
 @dataclass
@@ -95,7 +90,7 @@ def new_folder(*, project: bool = True) -> Folder:
     if project:
         (root / "supabase").mkdir()
         (root / "supabase" / "config.toml").write_text(CONFIG_TOML)
-    env = _clean_environment() | {
+    env = clean_environment() | {
         "SUPALITE_PORT": str(free_port()), "SUPALITE_DB_PORT": str(free_port()), "SUPALITE_LOG_LEVEL": "warning",
     }
     return Folder(root, env)
@@ -439,7 +434,7 @@ def test_one_off_commands_beside_a_running_site_server() -> None:
     data = harness.scratch_dir("supalite-cli-site-") / "data"
     server = harness.start_server(None, data_dir=data, extra_env={"SUPALITE_DB_PORT": str(free_port())})
     try:
-        env = _clean_environment() | {"SUPALITE_PROJECT_DIR": str(harness.REPO)}
+        env = clean_environment() | {"SUPALITE_PROJECT_DIR": str(harness.REPO)}
         run = [harness.SUPALITE, "policies", "check", "--data-dir", str(data)]
         checked = subprocess.run(run, env=env, cwd=str(harness.REPO), capture_output=True, text=True, timeout=300,
                                  check=False)

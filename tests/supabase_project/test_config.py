@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import textwrap
 from pathlib import Path
 
 import httpx
+import jwt as pyjwt
 import psycopg
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 from server.config import ConfigError, load_settings
 from server.supabase_project.config_toml import BucketConfig, ProjectConfig, parse_size, read_project_config
 from server.supabase_project.layout import SupabaseProject
+from server.supabase_project.status import status_values
 from tests import harness
+from tests.js.node_suite import run_node_suite
 
 FIXTURES = Path(__file__).parent / "config_fixtures"
 PREFIX = "supabase/config.toml: "
@@ -57,8 +63,28 @@ def test_the_cli_init_template_prints_only_the_services_supalite_does_not_run(tm
     assert env["SUPALITE_FILE_SIZE_LIMIT"] == str(50 * 1024 * 1024)
     # `supabase start` sends auth mail to Inbucket without the 2/hour limit, which counts with SMTP only
     assert env["SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT"] == "360000"
+    assert (env["GOTRUE_SMTP_MAX_FREQUENCY"], env["GOTRUE_SMS_MAX_FREQUENCY"]) == ("1s", "5s")  # as `supabase start`
+    # phone MFA off: the CLI passes none of its otp_length, template, max_frequency; no passkey table, no
+    # GOTRUE_PASSKEY_ENABLED; the OAuth server off, nothing of its dynamic registration
+    assert not {"GOTRUE_MFA_PHONE_OTP_LENGTH", "GOTRUE_MFA_PHONE_TEMPLATE", "GOTRUE_MFA_PHONE_MAX_FREQUENCY",
+                "GOTRUE_PASSKEY_ENABLED", "GOTRUE_WEBAUTHN_RP_ID", "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION"} & set(env)
     assert (config.project_id, config.api_port, config.db_port, config.major_version) == ("my-app", 54321, 54322, 17)
     assert (config.seed_enabled, config.seed_paths, config.migrations_enabled) == (True, ["./seed.sql"], True)
+
+
+def test_a_newer_cli_s_local_smtp_table_is_its_mail_catcher(tmp_path: Path) -> None:
+    """Newer `supabase init` templates name Inbucket's table [local_smtp]: read, and said once."""
+    config = read(tmp_path, """
+        project_id = "x"
+        [local_smtp]
+        enabled = true
+        port = 54324
+        [inbucket]
+        enabled = false
+    """)
+    assert [line.removeprefix(PREFIX) for line in config.warnings] == [
+        "[local_smtp]: no Mailpit: auth mails go to the dev inbox at /inbox on the API"]
+    assert read(tmp_path, 'project_id = "x"\n[local_smtp]\nenabled = false\n').warnings == []
 
 
 def test_omitted_keys_take_the_template_values_as_the_cli_merges_them(tmp_path: Path) -> None:
@@ -101,6 +127,12 @@ def test_every_mapped_key(tmp_path: Path) -> None:
         password_requirements = "lower_upper_letters_digits_symbols"
         jwt_secret = "a-project-secret-of-at-least-32-characters"
         signing_keys_path = "./signing_keys.json"
+        [auth.passkey]
+        enabled = true
+        [auth.webauthn]
+        rp_display_name = "Shop"
+        rp_id = "localhost"
+        rp_origins = ["http://localhost:5173", "http://localhost:3000"]
         [auth.rate_limit]
         email_sent = 7
         sms_sent = 8
@@ -112,6 +144,7 @@ def test_every_mapped_key(tmp_path: Path) -> None:
         enable_signup = false
         enable_confirmations = true
         secure_password_change = true
+        max_frequency = "30s"
         [auth.email.smtp]
         host = "smtp.example.test"
         port = 465
@@ -122,6 +155,7 @@ def test_every_mapped_key(tmp_path: Path) -> None:
         enable_signup = true
         enable_confirmations = true
         template = "Code: {{ .Code }}"
+        max_frequency = "2s"
         [auth.sms.test_otp]
         15555550100 = "123456"
         "+15555550101" = 654321
@@ -133,6 +167,9 @@ def test_every_mapped_key(tmp_path: Path) -> None:
         [auth.mfa.phone]
         enroll_enabled = false
         verify_enabled = true
+        otp_length = 8
+        template = "MFA: {{ .Code }}"
+        max_frequency = "3s"
         [auth.mfa.web_authn]
         enroll_enabled = true
         verify_enabled = true
@@ -152,6 +189,7 @@ def test_every_mapped_key(tmp_path: Path) -> None:
         skip_nonce_check = true
         [auth.oauth_server]
         enabled = true
+        allow_dynamic_registration = true
         [realtime]
         enabled = true
     """)
@@ -169,18 +207,23 @@ def test_every_mapped_key(tmp_path: Path) -> None:
             "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789:!@#$%^&*()_+-=[]{};'\\\\:\"|<>?,./`~",
         "SUPALITE_JWT_SECRET": "a-project-secret-of-at-least-32-characters",
         "SUPALITE_JWT_KEYS_FILE": str(tmp_path.resolve() / "supabase" / "signing_keys.json"),
+        "GOTRUE_PASSKEY_ENABLED": "true", "GOTRUE_WEBAUTHN_RP_DISPLAY_NAME": "Shop", "GOTRUE_WEBAUTHN_RP_ID": "localhost",
+        "GOTRUE_WEBAUTHN_RP_ORIGINS": "http://localhost:5173,http://localhost:3000",
+        "SUPALITE_AUTH_RATE_LIMIT_BY": "header",
         "SUPALITE_AUTH_RATE_LIMIT_EMAIL_SENT": "7", "SUPALITE_AUTH_RATE_LIMIT_SMS_SENT": "8",
         "SUPALITE_AUTH_RATE_LIMIT_ANONYMOUS_USERS": "9", "SUPALITE_AUTH_RATE_LIMIT_TOKEN_REFRESH": "10",
         "SUPALITE_AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS": "11", "SUPALITE_AUTH_RATE_LIMIT_TOKEN_VERIFICATIONS": "12",
         "GOTRUE_EXTERNAL_EMAIL_ENABLED": "false", "GOTRUE_MAILER_AUTOCONFIRM": "false",
-        "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
+        "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true", "GOTRUE_SMTP_MAX_FREQUENCY": "30s",
         "SUPALITE_SMTP_URL": "smtps://apikey:p%40ss%3Aword@smtp.example.test:465",
         "GOTRUE_EXTERNAL_PHONE_ENABLED": "true", "GOTRUE_SMS_AUTOCONFIRM": "false",
         "GOTRUE_SMS_TEMPLATE": "Code: {{ .Code }}", "GOTRUE_SMS_TEST_OTP": "15555550100:123456,15555550101:654321",
-        "GOTRUE_SMS_OTP_EXP": "6000", "GOTRUE_SMS_OTP_LENGTH": "6",
+        "GOTRUE_SMS_OTP_EXP": "6000", "GOTRUE_SMS_OTP_LENGTH": "6", "GOTRUE_SMS_MAX_FREQUENCY": "2s",
         "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3", "GOTRUE_MFA_TOTP_ENROLL_ENABLED": "true",
         "GOTRUE_MFA_TOTP_VERIFY_ENABLED": "true", "GOTRUE_MFA_PHONE_ENROLL_ENABLED": "false",
-        "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true", "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED": "true",
+        "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true", "GOTRUE_MFA_PHONE_OTP_LENGTH": "8",
+        "GOTRUE_MFA_PHONE_TEMPLATE": "MFA: {{ .Code }}", "GOTRUE_MFA_PHONE_MAX_FREQUENCY": "3s",
+        "GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED": "true",
         "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED": "true",
         "SUPALITE_AUTH_SESSIONS_TIMEBOX": "24h", "SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT": "8h",
         "GOTRUE_HOOK_SEND_SMS_URI": "https://hooks.example.test/sms",
@@ -190,6 +233,7 @@ def test_every_mapped_key(tmp_path: Path) -> None:
         "GOTRUE_EXTERNAL_KEYCLOAK_SECRET": "shh", "GOTRUE_EXTERNAL_KEYCLOAK_URL": "http://idp.test/realms/x",
         "GOTRUE_EXTERNAL_KEYCLOAK_REDIRECT_URI": "http://localhost:5173/cb",
         "GOTRUE_EXTERNAL_KEYCLOAK_SKIP_NONCE_CHECK": "true", "GOTRUE_OAUTH_SERVER_ENABLED": "true",
+        "GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION": "true",
     }
     assert {k: env.get(k) for k in expected} == expected
     assert (config.api_port, config.db_port, config.major_version) == (6000, 6001, 15)
@@ -207,6 +251,9 @@ def test_every_mapped_key(tmp_path: Path) -> None:
     assert settings.sessions_timebox == 86400 and settings.sessions_inactivity_timeout == 8 * 3600
     assert settings.auth_providers["keycloak"].client_id == ("web",)
     assert settings.file_size_limit == 5 * 1024 * 1024 and settings.dev
+    assert settings.passkey_enabled and settings.webauthn_rp_origins == ("http://localhost:5173", "http://localhost:3000")
+    assert (settings.smtp_max_frequency, settings.sms_max_frequency, settings.mfa_phone_max_frequency) == (30, 2, 3)
+    assert settings.oauth_server_allow_dynamic_registration and settings.rate_limit_by == "header"
 
 
 def test_buckets(tmp_path: Path) -> None:
@@ -471,6 +518,75 @@ def test_a_server_run_in_a_project_folder_follows_its_config_toml(database_url: 
                 created = http.post("/auth/v1/admin/users", headers=admin,
                                     json={"email": "a@example.test", "password": "digits-123456"})
                 assert created.status_code == 200
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _rsa_jwk(kid: str) -> dict[str, str]:
+    return {**json.loads(RSAAlgorithm.to_jwk(rsa.generate_private_key(public_exponent=65537, key_size=2048))),
+            "kid": kid, "alg": "RS256"}
+
+
+def test_signing_keys_path_signs_the_status_keys_and_user_tokens(database_url: str) -> None:
+    """As `supabase start` with signing_keys_path: the anon and service_role keys are JWTs signed
+    with the file's first key (its kid in the header), accepted by every API; user tokens are
+    signed with it too and verify against /auth/v1/.well-known/jwks.json."""
+    folder = harness.scratch_dir("supalite-signing-")
+    first = _rsa_jwk("project-rs256")
+    second = {**json.loads(ECAlgorithm.to_jwk(ec.generate_private_key(ec.SECP256R1()))), "kid": "older-es256"}
+    try:
+        project(folder, 'project_id = "keys"\n[auth]\nsigning_keys_path = "./signing_keys.json"\n',
+                files={"supabase/signing_keys.json": json.dumps([first, second])})
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            conn.execute("create table public.keys_open (id int primary key)")
+            conn.execute("create table public.keys_closed (id int primary key)")
+            conn.execute("alter table public.keys_closed enable row level security")  # no policy: none for anon
+            conn.execute("insert into public.keys_open values (1); insert into public.keys_closed values (2)")
+            conn.execute("grant select on public.keys_open, public.keys_closed to anon, service_role")
+        server = harness.start_server(database_url, args=["--no-migrate"],
+                                      extra_env={"SUPALITE_PROJECT_DIR": str(folder)})
+        try:
+            values = status_values(server.settings)
+            anon, service = values["auth.anon_key"], values["auth.service_role_key"]
+            assert (anon, service) == (server.anon_key, server.service_key)
+            assert status_values(server.settings)["auth.anon_key"] == anon  # the same at every call
+            for key, role in ((anon, "anon"), (service, "service_role")):
+                assert pyjwt.get_unverified_header(key) == {"alg": "RS256", "kid": "project-rs256", "typ": "JWT"}
+                assert pyjwt.decode(key, options={"verify_signature": False}) == {
+                    "iss": "supabase-demo", "role": role, "exp": 1983812996}
+            with httpx.Client(base_url=server.url, timeout=30) as http:
+                jwks = pyjwt.PyJWKSet.from_dict(http.get("/auth/v1/.well-known/jwks.json").json())
+                assert [key.key_id for key in jwks.keys] == ["project-rs256", "older-es256"]
+                public = jwks["project-rs256"].key
+                assert pyjwt.decode(anon, public, algorithms=["RS256"])["role"] == "anon"
+
+                def rest(table: str, key: str) -> httpx.Response:
+                    return http.get(f"/rest/v1/{table}?select=id", headers={"apikey": key, "Authorization": f"Bearer {key}"})
+
+                assert rest("keys_open", anon).json() == [{"id": 1}]
+                assert rest("keys_closed", anon).json() == []  # RLS applies to anon
+                assert rest("keys_closed", service).json() == [{"id": 2}]  # service_role bypasses it
+                # a key of the same kid signed by another RSA key is refused
+                forged = pyjwt.encode({"iss": "supabase-demo", "role": "service_role", "exp": 1983812996},
+                                      RSAAlgorithm.from_jwk(json.dumps(_rsa_jwk("x"))), algorithm="RS256",
+                                      headers={"kid": "project-rs256"})
+                assert rest("keys_closed", forged).status_code == 401
+                storage = http.get("/storage/v1/bucket", headers={"apikey": service, "Authorization": f"Bearer {service}"})
+                assert storage.status_code == 200
+                signup = http.post("/auth/v1/signup", headers={"apikey": anon},
+                                   json={"email": "keys@example.test", "password": "secret-pass-1"})
+                assert signup.status_code == 200, signup.text
+                token = signup.json()["access_token"]
+                assert pyjwt.get_unverified_header(token)["kid"] == "project-rs256"
+                claims = pyjwt.decode(token, public, algorithms=["RS256"], audience="authenticated")
+                assert claims["email"] == "keys@example.test" and claims["role"] == "authenticated"
+                me = http.get("/auth/v1/user", headers={"apikey": anon, "Authorization": f"Bearer {token}"})
+                assert me.status_code == 200
+            if shutil.which("node"):  # supabase-js's getClaims, verifying the token locally
+                counts = run_node_suite(Path(__file__).parent / "signing_keys.suite.mjs", server, KID="project-rs256")
+                assert counts["fail"] == 0 and counts["pass"] == 2
         finally:
             server.stop()
     finally:

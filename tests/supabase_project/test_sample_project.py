@@ -7,13 +7,11 @@ the real supabase-js against what its config.toml, migrations, seed and bucket d
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import socket
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -23,6 +21,7 @@ import pytest
 
 from tests import harness
 from tests.js.node_suite import needs_node, run_node_suite
+from tests.supabase_project.projects import Project, parse_env_output, started_project
 
 SAMPLE = Path(__file__).parent / "sample"
 TYPES_USAGE = Path(__file__).parent / "types_usage.ts"
@@ -32,93 +31,16 @@ MIGRATIONS = sorted(p.name.split("_", 1)[0] for p in (SAMPLE / "supabase" / "mig
 ADA = {"email": "ada@example.com", "password": "ada-password"}
 NOTE_TAGS = "alter table public.notes add column tags text[] not null default '{}';\n"
 STATUS_KEYS = {"API_URL", "DB_URL", "ANON_KEY", "SERVICE_ROLE_KEY", "JWT_SECRET"}
-# godotenv.Marshal's lines, as `supabase status -o env` prints them: KEY="escaped value" or KEY=integer.
-_ENV_LINE = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)=(?:"((?:[^"\\]|\\.)*)"|(-?\d+))$')
-
-
-@dataclass
-class Project:
-    """A copy of the sample, started by `supalite start`, and what `status -o env` printed."""
-
-    workdir: Path
-    env: dict[str, str]  # the environment every supalite command of the test runs with
-    status: dict[str, str] = field(default_factory=dict)
-
-    def supalite(self, *args: str, timeout: float = 120, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run([harness.SUPALITE, *args, "--workdir", str(self.workdir)], env=self.env,
-                              cwd=str(self.workdir.parent), capture_output=True, text=True, timeout=timeout,
-                              input=stdin, check=False)
-
-    def ok(self, *args: str, timeout: float = 120, stdin: str = "") -> str:
-        done = self.supalite(*args, timeout=timeout, stdin=stdin)
-        assert done.returncode == 0, f"supalite {' '.join(args)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
-        assert "Traceback" not in done.stderr, done.stderr
-        return done.stdout
-
-    # What tests/js/node_suite.py reads of a harness.LiveServer, taken from `status -o env`.
-    @property
-    def url(self) -> str:
-        return self.status["API_URL"]
-
-    @property
-    def anon_key(self) -> str:
-        return self.status["ANON_KEY"]
-
-    @property
-    def service_key(self) -> str:
-        return self.status["SERVICE_ROLE_KEY"]
-
-    @property
-    def database_url(self) -> str:
-        return self.status["DB_URL"]
-
-
-def parse_env_output(text: str) -> dict[str, str]:
-    """`status -o env` output as a dict; every non-empty line must be KEY="value" (or KEY=123)."""
-    values: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        match = _ENV_LINE.match(line)
-        assert match, f"not a KEY=\"value\" line: {line!r}"
-        name, quoted, number = match.groups()
-        values[name] = number if number is not None else re.sub(r"\\(.)", _unescape, quoted)
-    return values
-
-
-def _unescape(match: re.Match[str]) -> str:
-    return {"n": "\n", "r": "\r"}.get(match[1], match[1])
-
-
-def _clean_environment() -> dict[str, str]:
-    """The caller's environment without the server's own settings (the project's config.toml decides)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_", "STORAGE_"))}
-    env.pop("DATABASE_URL", None)
-    return env
 
 
 @pytest.fixture(scope="module")
 def project() -> Iterator[Project]:
-    scratch = harness.scratch_dir("supalite-sample-")
-    workdir = scratch / "sample"
-    shutil.copytree(SAMPLE, workdir)
-    # The environment wins over config.toml's [api] port and [db] port (54321/54322 may be in use).
-    env = _clean_environment() | {"SUPALITE_PORT": str(harness.free_port()), "SUPALITE_DB_PORT": str(harness.free_port()),
-                                  "SUPALITE_LOG_LEVEL": "warning"}
-    started = Project(workdir, env)
-    try:
-        start = started.supalite("start", timeout=180)
-        assert start.returncode == 0, start.stdout + start.stderr
+    with started_project(SAMPLE, "sample") as (started, start):
         # Supabase's own extensions the first migration creates: said at start, their statements skipped.
         for name in ("pg_graphql", "supabase_vault"):
             assert (f'supalite: warning: supabase/migrations/20240101120000_profiles_and_notes.sql creates extension '
                     f'"{name}", Supabase\'s own') in start.stderr, start.stderr
-        started.status = parse_env_output(started.ok("status", "-o", "env"))
         yield started
-    finally:
-        stopped = started.supalite("stop", "--no-backup")
-        print(stopped.stdout, stopped.stderr)
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def test_status_env_names_the_running_project(project: Project) -> None:
@@ -285,22 +207,13 @@ def test_stop_keeps_the_data_and_start_serves_it_again(project: Project) -> None
 def test_extensions_supabase_preinstalls_need_no_create_extension() -> None:
     """On Supabase uuid-ossp and pgcrypto are in `extensions` from the start: a project may call
     extensions.uuid_generate_v4() and seed with crypt()/gen_salt() without creating either."""
-    scratch = harness.scratch_dir("supalite-sample-preinstalled-")
-    workdir = scratch / "sample"
-    shutil.copytree(SAMPLE, workdir)
-    first = workdir / "supabase" / "migrations" / "20240101120000_profiles_and_notes.sql"
-    first.write_text(first.read_text().replace('create extension if not exists "uuid-ossp" with schema extensions;\n', ""))
-    assert "uuid-ossp" not in first.read_text() and "pgcrypto" not in first.read_text()
-    env = _clean_environment() | {"SUPALITE_PORT": str(harness.free_port()), "SUPALITE_DB_PORT": str(harness.free_port()),
-                                  "SUPALITE_LOG_LEVEL": "warning"}
-    project = Project(workdir, env)
-    try:
-        project.ok("start", timeout=180)
-        project.status = parse_env_output(project.ok("status", "-o", "env"))
+    def without_uuid_ossp(workdir: Path) -> None:
+        first = workdir / "supabase" / "migrations" / "20240101120000_profiles_and_notes.sql"
+        first.write_text(first.read_text().replace('create extension if not exists "uuid-ossp" with schema extensions;\n', ""))
+        assert "uuid-ossp" not in first.read_text() and "pgcrypto" not in first.read_text()
+
+    with started_project(SAMPLE, "sample", prepare=without_uuid_ossp) as (project, _):
         assert _sign_in(project).status_code == 200
-    finally:
-        project.supalite("stop", "--no-backup")
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def test_a_port_left_in_time_wait_is_free_a_listened_one_is_not() -> None:

@@ -22,9 +22,15 @@ export default function Register() {
   const onSubmit = form.handleSubmit(async (values) => {
     setError(null);
     try {
-      await signUp(values);
-      toast.success("Inscription réussie");
-      navigate("/", { replace: true });
+      const session = await signUp(values);
+      if (session) {
+        toast.success("Inscription réussie");
+        navigate("/", { replace: true });
+      } else {
+        // E-mail confirmations on (a production server's default): the account opens from the mail.
+        toast.success("Inscription enregistrée : confirmez votre adresse avec le lien reçu par e-mail.");
+        navigate("/connexion", { replace: true });
+      }
     } catch (e) {
       setError(signUpErrorMessage(e));
     }

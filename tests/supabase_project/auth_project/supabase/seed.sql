@@ -1,0 +1,1 @@
+-- nothing to seed: the suite makes its own users
