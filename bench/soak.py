@@ -10,7 +10,12 @@ an embed), an RPC, the learner's own user record, a refresh-token grant now and 
 password sign-in rarely (bcrypt is meant to be slow), a public cover download, and an
 upload + download + delete of a small object as the service role.
 
-Run: .venv/bin/python bench/soak.py [clients=200] [seconds=60]
+Then, saturation: slow RPCs (pg_sleep, as the signed-in learner's searches would be) from
+twice as many clients as the pool has connections, without pause, while one client reads
+one row again and again as the same learner; the read's p50/p99 is printed. Each slow call
+is served too (their p99 shows the line they wait in).
+
+Run: .venv/bin/python bench/soak.py [clients=200] [seconds=60] [saturation seconds=15]
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import httpx
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.figures import record
+from server.db.database import running_database_url
 from tests import harness
 
 LEARNER = {"email": "eleve@example.com", "password": "eleve-demo-123"}
@@ -143,17 +150,82 @@ def report(tally: Tally, clients: int, seconds: float) -> None:
            f"{total / seconds:.0f} req/s, {five_xx} 5xx, {tally.statuses.get('timeout', 0)} timeouts", aim="0 5xx")
 
 
+SLOW_SEARCH = """
+create or replace function public.soak_slow_search(seconds float) returns text
+language sql as $$ select pg_sleep(seconds)::text $$;
+grant execute on function public.soak_slow_search(float) to authenticated;
+notify pgrst, 'reload schema';
+"""
+SLOW_SECONDS = 1.0
+
+
+async def saturate(server: harness.LiveServer, seconds: float) -> Tally:
+    """Slow RPCs from 2 x pool size clients without pause; one client's one-row reads."""
+    database_url = running_database_url(server.settings)
+    assert database_url, "the server's database is not running"
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(SLOW_SEARCH)
+    anon = {"apikey": server.anon_key}
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as setup:
+        grant = await setup.post("/auth/v1/token?grant_type=password", headers=anon, json=LEARNER)
+        grant.raise_for_status()
+        course = (await setup.get("/rest/v1/courses?select=id&limit=1", headers=anon)).json()[0]["id"]
+    user = {**anon, "authorization": f"Bearer {grant.json()['access_token']}"}
+    tally = Tally()
+    stop_at = time.monotonic() + seconds
+
+    async def slow_client() -> None:
+        async with httpx.AsyncClient(base_url=server.url, timeout=TIMEOUT) as client:
+            while time.monotonic() < stop_at:
+                await call(client, tally, "saturation slow rpc", "POST", "/rest/v1/rpc/soak_slow_search",
+                           headers=user, json={"seconds": SLOW_SECONDS})
+
+    async def quick_client() -> None:
+        async with httpx.AsyncClient(base_url=server.url, timeout=TIMEOUT) as client:
+            await asyncio.sleep(2 * SLOW_SECONDS)  # the pool full and a line formed
+            while time.monotonic() < stop_at:
+                await call(client, tally, "saturation one-row read", "GET",
+                           f"/rest/v1/courses?select=id,title&id=eq.{course}", headers=user)
+                await asyncio.sleep(0.05)
+
+    pool = server.settings.db_pool_size
+    await asyncio.gather(*(slow_client() for _ in range(2 * pool)), quick_client())
+    return tally
+
+
+def report_saturation(tally: Tally, pool: int, seconds: float) -> None:
+    print(f"saturation: {2 * pool} clients calling a {SLOW_SECONDS:.0f} s RPC without pause (pool {pool}), "
+          f"one client reading one row, {seconds:.0f} s")
+    print("answers: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.statuses.items())))
+    quick = sorted(tally.latencies["saturation one-row read"])
+    for kind, values in sorted(tally.latencies.items()):
+        ordered = sorted(values)
+        print(f"{kind:<26} {len(values):>7} {statistics.median(values) * 1000:>8.1f} {percentile(ordered, 0.99) * 1000:>8.1f}")
+    if quick:
+        record("soak", f"one-row read while {2 * pool} slow RPCs ({SLOW_SECONDS:.0f} s) hold the pool of {pool}",
+               f"p50 {statistics.median(quick) * 1000:.1f} ms, p99 {percentile(quick, 0.99) * 1000:.1f} ms",
+               aim="p99 < 1 s")
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
 def main() -> None:
     clients = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 60.0
+    saturation = float(sys.argv[3]) if len(sys.argv) > 3 else 15.0
     data_dir = harness.scratch_dir("supalite-soak-") / "data"
     server = harness.start_server(None, data_dir=data_dir, args=["--seed"], extra_env={"SUPALITE_DB_PORT": "0"})
     try:
         tally = asyncio.run(soak(server, clients, seconds))
+        saturated = asyncio.run(saturate(server, saturation)) if saturation > 0 else None
     finally:
         server.stop()
         subprocess.run(["rm", "-rf", str(data_dir.parent)], check=False)
     report(tally, clients, seconds)
+    if saturated is not None:
+        report_saturation(saturated, server.settings.db_pool_size, saturation)
 
 
 if __name__ == "__main__":

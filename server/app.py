@@ -32,7 +32,8 @@ def build_context(settings: Settings) -> AppContext:
     ctx = AppContext(
         settings=settings,
         keys=keys_from_settings(settings),
-        api_pool=make_pool(api_conninfo(settings, settings.database_url), settings.db_pool_size, "api", watchdog),
+        api_pool=make_pool(api_conninfo(settings, settings.database_url), settings.db_pool_size, "api", watchdog,
+                           reserve=settings.db_pool_reserve, slow_budget=settings.db_pool_slow_ms / 1000),
         admin_pool=make_pool(settings.database_url, max(2, settings.db_pool_size // 2), "admin", watchdog),
         listener=Listener(session_url(settings, settings.database_url)),  # LISTEN needs a session
         health=watchdog,

@@ -156,6 +156,8 @@ SETTINGS: dict[str, Setting] = {
     "service_role_key": Setting("SUPALITE_SERVICE_ROLE_KEY", "", "service_role API key. Default: signed with the JWT secret"),
     "db_port": Setting("SUPALITE_DB_PORT", "54322", "Port of the embedded PostgreSQL (0: any free port)"),
     "db_pool_size": Setting("SUPALITE_DB_POOL_SIZE", "10", "API connections per worker"),
+    "db_pool_reserve": Setting("SUPALITE_DB_POOL_RESERVE", "2", "Of the API connections, those kept for quick requests: a kind of REST request that held its connection past SUPALITE_DB_POOL_SLOW_MS in the last minute waits for the others (at most the pool size - 1; 0: none kept)"),
+    "db_pool_slow_ms": Setting("SUPALITE_DB_POOL_SLOW_MS", "250", "A REST request holding its connection longer than this (ms) makes its kind slow for a minute (see SUPALITE_DB_POOL_RESERVE)"),
     "db_direct_url": Setting("SUPALITE_DB_DIRECT_URL", "", "PostgreSQL URL (owner role) for what needs a session: LISTEN, migrations and their lock. Set it when DATABASE_URL is a transaction-mode pooler. Empty: DATABASE_URL"),
     "authenticator_password": Setting("SUPALITE_AUTHENTICATOR_PASSWORD", "", "Password of the authenticator role. Default: derived from the JWT secret"),
     "migrate_on_start": Setting("SUPALITE_MIGRATE_ON_START", "true", "Apply platform schema, migrations, policies, buckets at start"),
@@ -239,20 +241,33 @@ SETTINGS: dict[str, Setting] = {
     "file_size_limit": Setting("SUPALITE_FILE_SIZE_LIMIT", "52428800", "Global upload size limit in bytes (50 MiB)"),
     "tus_url_expiry_ms": Setting("TUS_URL_EXPIRY_MS", "3600000", "Resumable (TUS) uploads expire this long after creation, in milliseconds"),
     "tus_part_size": Setting("TUS_PART_SIZE", "50", "Largest S3 part of a resumable upload, in MB (at least 5)"),
+    "tus_max_uploads_per_caller": Setting("TUS_MAX_UPLOADS_PER_CALLER", "100", "Resumable uploads one caller (a user, else a role and address; service_role is not bounded) may have in progress; more: 429 SlowDown (0: no bound)"),
+    "storage_orphan_grace_ms": Setting("STORAGE_ORPHAN_GRACE_MS", "86400000", "Stored bytes no object row points to (left by a process killed mid-upload) are removed once older than this, in milliseconds (a day; at least 1000)"),
     "log_level": Setting("SUPALITE_LOG_LEVEL", "info", "Log level"),
     "functions_dir": Setting("SUPALITE_FUNCTIONS_DIR", "", "Edge Functions, a folder each (<name>/index.ts). Empty: supabase/functions in the project dir"),
     "functions_wall_clock": Setting("SUPALITE_FUNCTIONS_WALL_CLOCK", "400", "Seconds an Edge Function invocation may run before 546 WORKER_LIMIT"),
     "functions_memory_mb": Setting("SUPALITE_FUNCTIONS_MEMORY_MB", "256", "Heap of an Edge Function's process, in MB (546 WORKER_LIMIT beyond)"),
     "functions_env_file": Setting("SUPALITE_FUNCTIONS_ENV_FILE", "", "A .env file every Edge Function reads, after supabase/functions/.env (functions serve --env-file)"),
     "functions_verify_jwt": Setting("SUPALITE_FUNCTIONS_VERIFY_JWT", "true", "false: no Edge Function verifies the caller's JWT (functions serve --no-verify-jwt)"),
+    # Realtime's tenant limits, under its names (config/runtime.exs, the tenants table's columns).
+    "realtime_max_channels_per_client": Setting("TENANT_MAX_CHANNELS_PER_CLIENT", "100", "Channels one realtime connection may join; past it: ChannelRateLimitReached"),
+    "realtime_max_joins_per_second": Setting("TENANT_MAX_JOINS_PER_SECOND", "100", "Channel joins per second, all connections (60 s average, every process); past it the join is refused, its socket closed, new sockets get 429"),
+    "realtime_max_events_per_second": Setting("TENANT_MAX_EVENTS_PER_SECOND", "100", "Broadcast messages sent and delivered per second, all connections (60 s average, every process); past it channels receiving one are shut down"),
+    "realtime_max_presence_events_per_second": Setting("TENANT_MAX_PRESENCE_EVENTS_PER_SECOND", "1000", "Presence tracks, states and diffs per second, all connections (60 s average, every process); past it a track is refused and its channel shut down"),
+    "realtime_max_concurrent_users": Setting("TENANT_MAX_CONCURRENT_USERS", "200", "Realtime connections holding a channel, every process; past it new sockets get 429"),
+    "realtime_max_payload_size_in_kb": Setting("TENANT_MAX_PAYLOAD_SIZE_IN_KB", "3000", "Largest broadcast or presence track, in KB (1,000 bytes)"),
+    "realtime_client_presence_max_calls": Setting("CLIENT_PRESENCE_MAX_CALLS", "5", "Presence events one channel may send per window; past it the channel is shut down"),
+    "realtime_client_presence_window_ms": Setting("CLIENT_PRESENCE_WINDOW_MS", "30000", "That window, in milliseconds"),
 }
 
 _PARSERS: dict[str, Callable[[str], object]] = {
     "port": int, "workers": int, "dev": _bool, "jwt_expiry": int, "db_port": int,
-    "db_pool_size": int, "migrate_on_start": _bool, "db_schemas": _csv,
+    "db_pool_size": int, "db_pool_reserve": lambda v: max(int(v), 0), "db_pool_slow_ms": lambda v: max(int(v), 1),
+    "migrate_on_start": _bool, "db_schemas": _csv,
     "db_extra_search_path": _csv, "db_aggregates_enabled": _bool, "db_prepared_statements": _bool, "db_plan_enabled": _bool,
     "mailer_autoconfirm": _bool, "max_sessions_per_user": int, "rate_limits_enabled": _bool,
     "file_size_limit": int, "rest_max_body_bytes": int, "tus_url_expiry_ms": int, "tus_part_size": int,
+    "tus_max_uploads_per_caller": lambda v: max(int(v), 0), "storage_orphan_grace_ms": lambda v: max(int(v), 1000),
     "sessions_timebox": go_duration, "sessions_inactivity_timeout": go_duration,
     "rate_limit_email_sent": int, "rate_limit_sms_sent": int, "rate_limit_anonymous_users": int,
     "rate_limit_token_refresh": int, "rate_limit_sign_in_sign_ups": int, "rate_limit_token_verifications": int,
@@ -280,6 +295,10 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "functions_dir": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
     "functions_wall_clock": float, "functions_memory_mb": int, "functions_verify_jwt": _bool,
     "functions_env_file": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
+    "realtime_max_channels_per_client": int, "realtime_max_joins_per_second": int,
+    "realtime_max_events_per_second": int, "realtime_max_presence_events_per_second": int,
+    "realtime_max_concurrent_users": int, "realtime_max_payload_size_in_kb": int,
+    "realtime_client_presence_max_calls": int, "realtime_client_presence_window_ms": int,
 }
 
 
@@ -300,6 +319,8 @@ class Settings:
     service_role_key: str = ""
     db_port: int = 54322
     db_pool_size: int = 10
+    db_pool_reserve: int = 2
+    db_pool_slow_ms: int = 250
     db_direct_url: str = ""
     authenticator_password: str = ""
     migrate_on_start: bool = True
@@ -381,11 +402,21 @@ class Settings:
     file_size_limit: int = 52428800
     tus_url_expiry_ms: int = 3600000
     tus_part_size: int = 50  # MB
+    tus_max_uploads_per_caller: int = 100
+    storage_orphan_grace_ms: int = 86_400_000
     functions_dir: Path | None = None  # None: <project_dir>/supabase/functions
     functions_wall_clock: float = 400.0  # seconds
     functions_memory_mb: int = 256
     functions_env_file: Path | None = None
     functions_verify_jwt: bool = True
+    realtime_max_channels_per_client: int = 100
+    realtime_max_joins_per_second: int = 100
+    realtime_max_events_per_second: int = 100
+    realtime_max_presence_events_per_second: int = 1000
+    realtime_max_concurrent_users: int = 200
+    realtime_max_payload_size_in_kb: int = 3000
+    realtime_client_presence_max_calls: int = 5
+    realtime_client_presence_window_ms: int = 30000
     log_level: str = "info"
     # SUPALITE_APP_<NAME> variables: database settings `app.<name>` the app's SQL reads.
     app_settings: dict[str, str] = field(default_factory=dict)
@@ -494,7 +525,7 @@ def app_settings(env: dict[str, str]) -> dict[str, str]:
 
 
 # Sections of `supalite config` and of the README's tables, by the service a setting tunes.
-SECTIONS = ("Server and database", "REST (PostgREST)", "Auth (GoTrue)", "Storage")
+SECTIONS = ("Server and database", "REST (PostgREST)", "Auth (GoTrue)", "Storage", "Realtime")
 
 
 def section_of(setting: Setting) -> str:
@@ -505,4 +536,6 @@ def section_of(setting: Setting) -> str:
         return "Auth (GoTrue)"
     if env.startswith(("STORAGE_", "TUS_")) or env == "SUPALITE_FILE_SIZE_LIMIT":
         return "Storage"
+    if env.startswith(("TENANT_MAX_", "CLIENT_PRESENCE_")):
+        return "Realtime"
     return "Server and database"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 
@@ -59,11 +60,20 @@ class Subscription:
         self.on_notify = on_notify
         self._queue: deque[psycopg.Notify | _Connected] = deque()
         self._ready = asyncio.Event()
+        self.last_arrival = 0.0  # time.monotonic() of the latest notification queued
         self._task = asyncio.create_task(self._deliver(), name=f"listener: {name}")
 
     def backlog(self) -> list[psycopg.Notify]:
         """The notifications received but not delivered yet (to coalesce a burst)."""
         return [item for item in self._queue if isinstance(item, psycopg.Notify)]
+
+    def take(self, wanted: Callable[[psycopg.Notify], bool]) -> int:
+        """Remove the queued notifications `wanted` picks, and say how many: a burst handled
+        once, by whoever delivers its first notification."""
+        kept = deque(item for item in self._queue if not (isinstance(item, psycopg.Notify) and wanted(item)))
+        taken = len(self._queue) - len(kept)
+        self._queue = kept
+        return taken
 
     async def close(self) -> None:
         """Stop delivering; the listener stops listening to channels nobody wants."""
@@ -75,6 +85,8 @@ class Subscription:
             log.warning("%s: %d notifications behind; dropping them for a catch-up", self.name, len(self._queue))
             self._queue.clear()
             item = CONNECTED
+        elif isinstance(item, psycopg.Notify):
+            self.last_arrival = time.monotonic()
         self._queue.append(item)
         self._ready.set()
 

@@ -20,6 +20,16 @@ Two ways to borrow:
 Connections open on demand up to `max_size`; a broken one (server restart, network) is
 dropped when found and replaced by the next borrower. Borrowers wait in line for at most
 `timeout` seconds, then get psycopg_pool's PoolTimeout (answered 503/504 by each service).
+
+A reserve of `reserve` connections is kept for quick work: a borrower names the shape of
+its work (REST: its statement), and a shape seen holding its connection past the budget
+(server.db.slow_shapes) may hold only `max_size - reserve` connections at once; beyond, it
+waits in line while the quick ones behind it are served. A borrower counts as slow from the
+moment it passes the budget (a sweep every half budget while borrowers are out: a timer per
+borrower cost more than the rest of the bookkeeping), so a wave of new slow requests gives
+the reserve back as soon as enough of them end. (Without it, a one-row read waited its turn behind every slow search
+queued before it: 6 s with the pool full of them.) Borrowers naming no shape are quick.
+
 Nothing is reset on return: every service sets role and claims with set_config(..., true),
 local to its transaction, and a connection only goes back to the pool idle (not in a
 transaction), else it is closed.
@@ -33,8 +43,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -44,6 +55,7 @@ from psycopg_pool import PoolTimeout
 
 from server.db import health
 from server.db.health import DatabaseHealth
+from server.db.slow_shapes import SlowShapes
 
 log = logging.getLogger("supalite.db")
 
@@ -56,7 +68,7 @@ CHECK_TIMEOUT = 3.0  # a connection that does not answer `select 1` this fast af
 class Watched:
     """A pooled connection whose socket the loop watches while it is idle or in a flight."""
 
-    __slots__ = ("broken", "conn", "fd", "loop", "waiter")
+    __slots__ = ("broken", "conn", "fd", "lent_at", "loop", "shape", "slow", "waiter")
 
     def __init__(self, conn: AsyncConnection[Any], loop: asyncio.AbstractEventLoop) -> None:
         self.conn = conn
@@ -64,6 +76,9 @@ class Watched:
         self.fd = -1
         self.waiter: asyncio.Future[None] | None = None
         self.broken = False
+        self.shape: Hashable | None = None  # what the borrower runs
+        self.lent_at = 0.0  # loop time it was lent at; inf once found past the budget
+        self.slow = False  # counted against the share of the slow shapes
         self.watch()
 
     def watch(self) -> None:
@@ -119,17 +134,36 @@ class Watched:
         await self.conn.close()
 
 
+class _Waiter:
+    """A borrower waiting in line, with the shape of its work."""
+
+    __slots__ = ("fut", "shape", "slow")
+
+    def __init__(self, fut: asyncio.Future[Watched | None], shape: Hashable | None) -> None:
+        self.fut = fut
+        self.shape = shape
+        self.slow = False  # admitted as a slow shape (set when handed a connection or a slot)
+
+
 class Pool:
     def __init__(self, conninfo: str, max_size: int, *, name: str, min_size: int = 2,
-                 timeout: float = ACQUIRE_TIMEOUT, watchdog: DatabaseHealth | None = None) -> None:
+                 timeout: float = ACQUIRE_TIMEOUT, watchdog: DatabaseHealth | None = None,
+                 reserve: int = 0, slow_budget: float = 0.25) -> None:
         self.conninfo = conninfo
         self.name = name
         self.max_size = max(1, max_size)
         self.min_size = min(min_size, self.max_size)
         self.timeout = timeout
         self.watchdog = watchdog
+        # Slow shapes always keep one connection: a reserve of the whole pool would starve them.
+        self.reserve = max(0, min(reserve, self.max_size - 1))
+        self.slow = SlowShapes(slow_budget) if self.reserve else None
+        self._slow_share = self.max_size - self.reserve  # connections slow shapes may hold at once
+        self._slow_lent = 0  # connections (or slots being opened) lent to slow shapes
+        self._timed: set[Watched] = set()  # lent with a shape: swept for those past the budget
+        self._sweep: asyncio.TimerHandle | None = None
         self._idle: list[Watched] = []
-        self._waiting: deque[asyncio.Future[Watched | None]] = deque()
+        self._waiting: deque[_Waiter] = deque()
         self._size = 0  # open connections, idle or lent, plus those being opened
         self._closed = False
 
@@ -145,7 +179,13 @@ class Pool:
     @property
     def waiting(self) -> int:
         """Borrowers waiting in line for a connection."""
-        return sum(1 for fut in self._waiting if not fut.done())
+        return sum(1 for waiter in self._waiting if not waiter.fut.done())
+
+    @property
+    def slow_lent(self) -> int:
+        """Connections lent to slow borrowers: admitted as slow shapes (at most max_size -
+        reserve), or taken as quick and past the budget since (they may exceed it)."""
+        return self._slow_lent
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -183,7 +223,7 @@ class Pool:
             self._size -= 1
             await _close_quietly(item)
         while self._waiting:
-            fut = self._waiting.popleft()
+            fut = self._waiting.popleft().fut
             if not fut.done():
                 fut.set_result(None)
 
@@ -221,37 +261,79 @@ class Pool:
 
     # -- borrowing -------------------------------------------------------------------
 
-    async def acquire(self, timeout: float | None = None) -> Watched:
-        """An idle connection for a flight; give it back with `release`."""
+    async def acquire(self, timeout: float | None = None, shape: Hashable | None = None) -> Watched:
+        """An idle connection for a flight; give it back with `release`. `shape`: what the
+        borrower runs; a shape seen running past the budget stays out of the reserve."""
         if self.watchdog is not None:
             self.watchdog.check()  # fail fast while the database is down
-        while self._idle:
-            item = self._idle.pop()
-            if item.usable:
-                return item
-            await self._discard(item)
-        if self._size < self.max_size:
-            return await self._open_new()
-        handed = await self._wait_in_line(self.timeout if timeout is None else timeout)
+        slow = self._is_slow(shape)
+        while not slow or self._slow_lent < self._slow_share:
+            if self._idle:
+                item = self._idle.pop()
+                if not item.usable:
+                    await self._discard(item)
+                    continue
+                self._slow_lent += slow
+                return self._lend(item, shape, slow)
+            if self._size < self.max_size:
+                self._slow_lent += slow  # counted before the connection opens: others see it
+                return self._lend(await self._open_new(slow), shape, slow)
+            break
+        handed, slow = await self._wait_in_line(self.timeout if timeout is None else timeout, shape)
         if handed is None:  # a slot freed (a connection was dropped): open one in its place
-            return await self._open_new()
-        return handed
+            handed = await self._open_new(slow)
+        return self._lend(handed, shape, slow)
 
-    async def _open_new(self) -> Watched:
+    def _is_slow(self, shape: Hashable | None) -> bool:
+        return shape is not None and self.slow is not None and shape in self.slow
+
+    def _lend(self, item: Watched, shape: Hashable | None, slow: bool) -> Watched:
+        item.slow = slow
+        if shape is not None and self.slow is not None:
+            item.shape = shape
+            item.lent_at = item.loop.time()
+            self._timed.add(item)
+            if self._sweep is None:
+                self._sweep = item.loop.call_later(self.slow.budget / 2, self._sweep_overruns)
+        return item
+
+    def _sweep_overruns(self) -> None:
+        """Borrowers holding their connection past the budget: their shape is slow from now
+        on, and so are they (the reserve one may have taken is given back when it ends)."""
+        self._sweep = None
+        if self.slow is None or not self._timed:
+            return
+        loop = asyncio.get_running_loop()
+        since = loop.time() - self.slow.budget
+        for item in self._timed:
+            if item.lent_at <= since and item.shape is not None:
+                item.lent_at = math.inf  # found: not again
+                self.slow.mark(item.shape)
+                if not item.slow:
+                    item.slow = True
+                    self._slow_lent += 1
+        self._sweep = loop.call_later(self.slow.budget / 2, self._sweep_overruns)
+
+    async def _open_new(self, slow: bool = False) -> Watched:
+        """A new connection in a free slot (already counted in the slow share when `slow`)."""
         self._size += 1
         try:
             return await self._connect()
         except BaseException:
             self._size -= 1
+            self._slow_lent -= slow
             self._hand_over(None)  # the slot is free again for whoever waits
             raise
 
-    async def _wait_in_line(self, timeout: float) -> Watched | None:
+    async def _wait_in_line(self, timeout: float, shape: Hashable | None) -> tuple[Watched | None, bool]:
+        """What `_hand_over` gives this borrower (a connection, or None: a free slot to open
+        one in), and whether it was admitted as a slow shape."""
         if self._closed:
             raise PoolTimeout(f"pool {self.name} is closed")
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Watched | None] = loop.create_future()
-        self._waiting.append(fut)
+        waiter = _Waiter(fut, shape)
+        self._waiting.append(waiter)
         timer = loop.call_later(timeout, _expire, fut, f"no connection free in pool {self.name} after {timeout} s")
         try:
             item = await fut
@@ -260,23 +342,31 @@ class Pool:
             if fut.done() and not fut.cancelled() and fut.exception() is None:
                 handed = fut.result()
                 if handed is not None:
+                    handed.slow = waiter.slow
                     await self.release(handed)
                 else:
+                    self._slow_lent -= waiter.slow
                     self._hand_over(None)
             raise
         finally:
             timer.cancel()
             try:
-                self._waiting.remove(fut)
+                self._waiting.remove(waiter)
             except ValueError:
                 pass
         if item is None and self._closed:
             raise PoolTimeout(f"pool {self.name} is closed")
-        return item
+        return item, waiter.slow
 
     async def release(self, item: Watched) -> None:
         """Give a connection back: handed to the next in line, kept idle, or dropped when it
         is broken or left in a transaction."""
+        if item.shape is not None:
+            self._timed.discard(item)
+            item.shape = None
+        if item.slow:
+            item.slow = False
+            self._slow_lent -= 1
         if not item.usable or self._closed:
             await self._discard(item)
             self._hand_over(None)  # a waiter may open a fresh connection in its place
@@ -286,11 +376,21 @@ class Pool:
             self._idle.append(item)
 
     def _hand_over(self, item: Watched | None) -> bool:
-        while self._waiting:
-            fut = self._waiting.popleft()
-            if not fut.done():
-                fut.set_result(item)
-                return True
+        """Give a connection (or a free slot: None) to the first in line who may take it: a
+        slow shape only while the slow ones hold less than their share."""
+        if not self._waiting:
+            return False
+        for waiter in list(self._waiting):
+            if waiter.fut.done():  # timed out or cancelled: its borrower removes it
+                continue
+            slow = self._is_slow(waiter.shape)
+            if slow and self._slow_lent >= self._slow_share:
+                continue
+            self._waiting.remove(waiter)
+            waiter.slow = slow
+            self._slow_lent += slow
+            waiter.fut.set_result(item)
+            return True
         return False
 
     async def _discard(self, item: Watched) -> None:
@@ -298,10 +398,11 @@ class Pool:
         await _close_quietly(item)
 
     @asynccontextmanager
-    async def connection(self, timeout: float | None = None) -> AsyncIterator[AsyncConnection[Any]]:
+    async def connection(self, timeout: float | None = None,
+                         shape: Hashable | None = None) -> AsyncIterator[AsyncConnection[Any]]:
         """The connection itself, as psycopg_pool lends it: committed at the end of the block
         if a transaction is open, rolled back on an exception, usable again afterwards."""
-        item = await self.acquire(timeout)
+        item = await self.acquire(timeout, shape)
         item.detach()  # psycopg waits on the socket itself while it has the connection
         conn = item.conn
         try:
@@ -342,5 +443,7 @@ def _log_failure(task: asyncio.Future[Any]) -> None:
         log.warning("opening pooled connections failed: %s", task.exception())
 
 
-def make_pool(conninfo: str, size: int, name: str, watchdog: DatabaseHealth | None = None) -> Pool:
-    return Pool(conninfo, size, name=name, min_size=min(2, size), watchdog=watchdog)
+def make_pool(conninfo: str, size: int, name: str, watchdog: DatabaseHealth | None = None,
+              reserve: int = 0, slow_budget: float = 0.25) -> Pool:
+    return Pool(conninfo, size, name=name, min_size=min(2, size), watchdog=watchdog, reserve=reserve,
+                slow_budget=slow_budget)

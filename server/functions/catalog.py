@@ -4,6 +4,8 @@ the Supabase CLI finds them (`supabase/functions/<name>/index.ts`), with the
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -12,8 +14,14 @@ from typing import Any
 
 from server.config import Settings
 
-# The CLI's rule for function names (supabase functions new): a slug.
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+log = logging.getLogger("supalite.functions")
+
+# The CLI's rule for function names (utils.FuncSlugPattern): a slug. Matched whole
+# (fullmatch): Python's `$` also matches before a final newline, Go's does not.
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+# No folder can be named longer than this (NAME_MAX): such a name is served only when
+# config.toml gives it an entrypoint elsewhere, and never looked up on disk otherwise.
+FOLDER_NAME_MAX = 255
 ENTRYPOINTS = ("index.ts", "index.js", "index.mts", "index.mjs", "index.tsx", "index.jsx")
 
 
@@ -26,21 +34,36 @@ class FunctionSpec:
     import_map: Path | None = None
 
 
+def is_slug(name: str) -> bool:
+    return NAME.fullmatch(name) is not None
+
+
 def functions_dir(settings: Settings) -> Path:
     return settings.functions_dir or settings.project_dir / "supabase" / "functions"
 
 
 def find(settings: Settings, name: str) -> FunctionSpec | None:
-    """The function called `name`, or None: no such folder, no entrypoint, or disabled."""
-    if not NAME.match(name):
+    """The function called `name`, or None: not a slug, no such folder, no entrypoint, or
+    disabled. A name the file system refuses (too long, unreadable folder...) is None too:
+    the edge runtime answers 404 for any name it does not serve, never 500."""
+    if not is_slug(name):
+        return None  # before any disk access: the name may be anything a client sent
+    try:
+        return _find(settings, name)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: Path.resolve's symlink loop
+        log.warning("function %.80s: not found (%s)", name, exc.strerror if isinstance(exc, OSError) else exc)
         return None
+
+
+def _find(settings: Settings, name: str) -> FunctionSpec | None:
     root = functions_dir(settings)
     folder = root / name
     keys = _config_keys(settings, name)
     if not keys.get("enabled", True):
         return None
-    entrypoint = _resolve(root.parent, keys.get("entrypoint")) or next(
-        (folder / candidate for candidate in ENTRYPOINTS if (folder / candidate).is_file()), None)
+    entrypoint = _resolve(root.parent, keys.get("entrypoint"))
+    if entrypoint is None and len(os.fsencode(name)) <= FOLDER_NAME_MAX:
+        entrypoint = next((folder / candidate for candidate in ENTRYPOINTS if (folder / candidate).is_file()), None)
     if entrypoint is None or not entrypoint.is_file():
         return None
     folder = entrypoint.parent  # an entrypoint config.toml names may live elsewhere

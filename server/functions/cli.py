@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from server.config import Settings
-from server.functions.catalog import NAME, functions_dir
+from server.functions.catalog import functions_dir, is_slug
 
 # The CLI's template (supabase functions new), pointed at this server's port.
 TEMPLATE = """\
@@ -48,15 +48,19 @@ def cmd_functions_new(settings: Settings, args: argparse.Namespace) -> int:
     from server.auth.jwt import anon_key
 
     name: str = args.name
-    if not NAME.match(name):
+    if not is_slug(name):
         print(f"supalite: error: invalid function name {name!r}: it must start with a letter and hold only "
               "letters, digits, '_' and '-'", file=sys.stderr)
         return 1
     folder = functions_dir(settings) / name
-    if folder.exists():
+    try:
+        folder.mkdir(parents=True)
+    except FileExistsError:
         print(f"supalite: error: {folder} already exists", file=sys.stderr)
         return 1
-    folder.mkdir(parents=True)
+    except OSError as exc:  # a slug too long for a folder name, a read-only project...
+        print(f"supalite: error: cannot create {folder}: {exc.strerror}", file=sys.stderr)
+        return 1
     text = TEMPLATE.replace("<<URL>>", settings.api_url).replace("<<NAME>>", name)
     (folder / "index.ts").write_text(text.replace("<<ANON_KEY>>", anon_key(settings)))
     (folder / "deno.json").write_text(json.dumps({"imports": {}}, indent=2) + "\n")

@@ -17,6 +17,13 @@ from server.realtime import presence, replay
 from server.realtime.auth import ChannelError, Policies, can_write, read_policies, verify_token
 from server.realtime.bus import PublishError
 from server.realtime.changes import PgBinding, subscribe
+from server.realtime.limits import (
+    BROADCAST_TOO_LARGE,
+    CLIENT_PRESENCE_LIMIT,
+    TOO_MANY_PRESENCE_MESSAGES,
+    TRACK_TOO_LARGE,
+    ClientPresenceWindow,
+)
 from server.realtime.protocol import Message, UserBroadcast, encode_user_broadcast
 
 if TYPE_CHECKING:
@@ -45,6 +52,8 @@ class Channel:
         self.replayed: list[replay.StoredMessage] = []
         self.replayed_ids: frozenset[str] = frozenset()  # not delivered again when they arrive live
         self._expiry: asyncio.TimerHandle | None = None
+        self._presence_window = ClientPresenceWindow()
+        self.stopping = False  # shut down: its last frames are queued, its cleanup pending
         self.closed = False
 
     @property
@@ -67,6 +76,7 @@ class Channel:
         """Returns the join reply's response and the errors to report as system messages."""
         if not self.sub_topic:
             raise ChannelError("TopicNameRequired", "You must provide a topic name")
+        self.hub.limits.admit_join(self.socket, len(self.socket.channels))
         config: dict[str, Any] = payload["config"] if isinstance(payload.get("config"), dict) else {}
         broadcast: dict[str, Any] = config["broadcast"] if isinstance(config.get("broadcast"), dict) else {}
         presence_cfg: dict[str, Any] = config["presence"] if isinstance(config.get("presence"), dict) else {}
@@ -133,6 +143,9 @@ class Channel:
             await self._push_presence_state()
 
     async def _push_presence_state(self) -> None:
+        if not self.hub.limits.allow_presence_event():  # PresenceHandler.sync
+            await self.shutdown(TOO_MANY_PRESENCE_MESSAGES)
+            return
         state = await presence.state(self.pool, self.sub_topic, self.private)
         self.push("presence_state", state)
 
@@ -168,6 +181,7 @@ class Channel:
             self.socket.reply(msg, "ok", {})
             await self.close()
         else:
+            self.hub.limits.events.add()  # counted as Realtime's handle_in fallback does
             log.info("realtime: unexpected message of type %s on %s", msg.event, self.sub_topic)
 
     async def _on_broadcast(self, msg: Message) -> None:
@@ -183,6 +197,11 @@ class Channel:
             if self.ack:
                 self.socket.reply(msg, "error", {"reason": "You do not have permissions to write to this Channel topic"})
             return
+        self.hub.limits.events.add()  # sent or not, as BroadcastHandler counts it
+        if len(message.data) > self.hub.limits.caps.payload_size_bytes:
+            if self.ack:
+                self.socket.reply(msg, "error", BROADCAST_TOO_LARGE)
+            return
         try:
             await self.hub.broadcast(self.sub_topic, self.private, message, sender=self)
         except PublishError:
@@ -194,6 +213,9 @@ class Channel:
 
     async def _on_presence(self, msg: Message) -> None:
         payload = msg.payload if isinstance(msg.payload, dict) else {}
+        if "event" in payload and not self._presence_window.allow(self.hub.limits.caps):
+            await self.shutdown(CLIENT_PRESENCE_LIMIT)  # every presence event counts, untrack too
+            return
         event = str(payload.get("event", "")).lower()
         if self.private and self.policies.presence_write is None:
             self.policies.presence_write = await can_write(self.api_pool, self.sub_topic, self.caller, "presence")
@@ -207,6 +229,12 @@ class Channel:
                 return
             if self.presence_entry is not None and self.presence_entry[1] == meta:
                 self.socket.reply(msg, "ok", {})
+                return
+            if len(orjson.dumps(meta)) > self.hub.limits.caps.payload_size_bytes:
+                await self.shutdown(TRACK_TOO_LARGE)
+                return
+            if not self.hub.limits.allow_presence_event():
+                await self.shutdown(TOO_MANY_PRESENCE_MESSAGES)
                 return
             ref, diff = await presence.track(self.pool, self.hub.node, self.sub_topic, self.private,
                                              self.presence_key, meta, self.presence_entry)
@@ -259,11 +287,24 @@ class Channel:
 
     async def shutdown(self, message: str) -> None:
         """Realtime's shutdown: a system error message, then the channel closes."""
-        if self.closed:
-            return
+        if self._announce_shutdown(message):
+            await self.close()
+
+    def stop(self, message: str) -> None:
+        """shutdown() where nothing may wait (a delivery): the frames are queued at once and
+        the channel stops receiving; its rows are cleaned up by a task."""
+        if self._announce_shutdown(message):
+            self.hub.spawn(self.close())
+
+    def _announce_shutdown(self, message: str) -> bool:
+        if self.closed or self.stopping:
+            return False
+        self.stopping = True
         self.push_system("system", "error", message)
         self.socket.push(self.join_ref, self.join_ref, self.topic, "phx_close", {})
-        await self.close()
+        self.socket.forget(self)  # the client's next frames on it are unmatched, as for a dead channel
+        self.hub.remove_channel(self)
+        return True
 
     async def close(self) -> None:
         if self.closed:

@@ -17,6 +17,7 @@ import binascii
 import logging
 import uuid
 from collections import defaultdict
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -27,6 +28,7 @@ from server.db.listener import Subscription, cancel_all
 from server.realtime.bus import Bus, PublishError
 from server.realtime.bus import CHANNEL as BUS
 from server.realtime.changes import ChangeFeed, PgBinding
+from server.realtime.limits import TOO_MANY_MESSAGES, TenantLimits
 from server.realtime.protocol import UserBroadcast, encode_raw_payload, encode_user_broadcast
 
 if TYPE_CHECKING:
@@ -56,7 +58,9 @@ class Hub:
         self.by_entity: dict[int, set[int]] = defaultdict(set)
         self.feed = ChangeFeed(self)
         self.bus = Bus(ctx, self.node, self._on_bus)
+        self.limits = TenantLimits(ctx, self.node, NODE_TIMEOUT_S)
         self._tasks: list[asyncio.Task[None]] = []
+        self._spawned: set[asyncio.Task[None]] = set()
         self.listening = asyncio.Event()
         self._subscription: Subscription | None = None
 
@@ -65,11 +69,13 @@ class Hub:
     async def start(self) -> None:
         await self._heartbeat()
         await self._partitions()
+        await self.limits.tick()  # the other processes' users and rates, before any socket
         try:
             await self.bus.start()
         except psycopg.Error as exc:
             log.warning("realtime: bus not readable yet (%s)", exc)  # its reader retries
-        self._tasks = [asyncio.create_task(coro) for coro in (self.feed.run(), self.bus.run(), self._maintain())]
+        self._tasks = [asyncio.create_task(coro)
+                       for coro in (self.feed.run(), self.bus.run(), self._maintain(), self.limits.run())]
         self._subscription = self._listen()
         try:
             await asyncio.wait_for(self.listening.wait(), 10)
@@ -85,6 +91,7 @@ class Hub:
             await self._subscription.close()
             self._subscription = None
         await cancel_all(self._tasks)
+        await cancel_all(list(self._spawned))
         try:
             async with self.ctx.admin_pool.connection() as conn:
                 await conn.execute("delete from realtime.subscription where node = %s", [self.node])
@@ -139,6 +146,12 @@ class Hub:
             if rounds % PARTITION_EVERY == 0:
                 await self._partitions()
 
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run `coro` as a task of this hub (a channel's cleanup after a delivery shut it down)."""
+        task = asyncio.ensure_future(coro)
+        self._spawned.add(task)
+        task.add_done_callback(self._spawned.discard)
+
     # -- channels ----------------------------------------------------------------------
 
     def add_channel(self, channel: Channel) -> None:
@@ -173,6 +186,7 @@ class Hub:
         frames: dict[str, Any] = {}
         topic = "realtime:" + sub_topic
         message_id = message.meta.get("id") if message.meta else None
+        delivered: list[Channel] = []
         for channel in tuple(self.channels.get((sub_topic, private), ())):
             if channel is sender and not channel.self_broadcast:
                 continue
@@ -185,6 +199,15 @@ class Hub:
                 frames[vsn] = encode_user_broadcast(vsn, topic, message)
             if frames[vsn] is not None:
                 channel.socket.send(frames[vsn])
+                delivered.append(channel)
+        if not delivered:
+            return
+        # Each delivery counts for the tenant (MessageDispatcher); above the rate, a channel
+        # that receives a message is shut down once it has it (:check_rate_counter).
+        self.limits.events.add(len(delivered))
+        if self.limits.events_exceeded():
+            for channel in delivered:
+                channel.stop(TOO_MANY_MESSAGES)
 
     async def broadcast(self, sub_topic: str, private: bool, message: UserBroadcast,
                         sender: Channel | None = None) -> None:
@@ -201,6 +224,7 @@ class Hub:
     def deliver_presence_diff(self, sub_topic: str, private: bool, diff: dict[str, Any]) -> None:
         payload = orjson.dumps(diff)
         frames: dict[str, str] = {}
+        delivered = 0
         for channel in tuple(self.channels.get((sub_topic, private), ())):
             if not channel.presence_enabled or (private and not channel.policies.presence_read):
                 continue
@@ -208,6 +232,8 @@ class Hub:
             if vsn not in frames:
                 frames[vsn] = encode_raw_payload(vsn, channel.topic, "presence_diff", payload)
             channel.socket.send(frames[vsn])
+            delivered += 1
+        self.limits.presence.add(delivered)  # counted, not refused, as MessageDispatcher does
 
     async def presence_diff(self, sub_topic: str, private: bool, diff: dict[str, Any]) -> None:
         self.deliver_presence_diff(sub_topic, private, diff)

@@ -11,11 +11,13 @@ import enum
 import logging
 from typing import TYPE_CHECKING, Any
 
+from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from server.auth.jwt import JwtError
 from server.realtime.auth import ChannelError
 from server.realtime.channel import Channel
+from server.realtime.limits import JoinRateExceeded
 from server.realtime.protocol import VSN_1, VSNS, Message, ProtocolError, decode, encode
 
 if TYPE_CHECKING:
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("supalite.realtime")
 
 MAX_QUEUE = 10_000  # frames waiting for a client that does not read: it is disconnected
+DRAIN_S = 5.0  # how long a socket the server closes has to take its last frames
 
 
 class SocketState(enum.Enum):
@@ -41,6 +44,7 @@ class RealtimeSocket:
         self.channels: dict[str, Channel] = {}
         self.state = SocketState.CONNECTING
         self._queue: asyncio.Queue[str | bytes | None] = asyncio.Queue()
+        self._drain = False  # closed by the server with a last word (a join refusal): sent first
 
     # -- output ------------------------------------------------------------------------
 
@@ -59,6 +63,13 @@ class RealtimeSocket:
 
     def reply(self, msg: Message, status: str, response: Any) -> None:
         self.push(msg.join_ref, msg.ref, msg.topic, "phx_reply", {"status": status, "response": response})
+
+    def disconnect(self) -> None:
+        """Close the socket once what is queued has gone out; no further frame is read."""
+        if self.state is SocketState.OPEN:
+            self.state = SocketState.CLOSED
+            self._drain = True
+            self._queue.put_nowait(None)
 
     async def _writer(self) -> None:
         while True:
@@ -97,8 +108,11 @@ class RealtimeSocket:
             pass
         finally:
             self.state = SocketState.CLOSED
+            self.hub.limits.users.discard(self)
             for channel in list(self.channels.values()):
                 await channel.close()
+            if self._drain:
+                await asyncio.wait([writer], timeout=DRAIN_S)
             writer.cancel()
             try:
                 await writer
@@ -136,6 +150,8 @@ class RealtimeSocket:
         except ChannelError as exc:
             await channel.close()
             self.reply(msg, "error", {"reason": exc.reason})
+            if isinstance(exc, JoinRateExceeded):
+                self.disconnect()  # Realtime sends the transport a "disconnect"
             return
         except Exception:
             log.exception("realtime: join failed")
@@ -143,6 +159,7 @@ class RealtimeSocket:
             self.reply(msg, "error", {"reason": "UnknownErrorOnChannel: Unknown Error on Channel"})
             return
         self.channels[msg.topic] = channel
+        self.hub.limits.users.add(self)  # a user from its first channel until it closes (UsersCounter)
         self.reply(msg, "ok", response)
         await channel.after_join(errors)
 
@@ -161,5 +178,9 @@ async def serve_socket(ws: WebSocket, hub: Hub) -> None:
         hub.ctx.keys.decode(token)
     except JwtError:
         await ws.close(code=1008)  # refused before the upgrade: HTTP 403, as Realtime does
+        return
+    refusal = hub.limits.connect_refusal()
+    if refusal is not None:  # UserSocket.handle_error: 429 {"error": ...}
+        await ws.send_denial_response(JSONResponse({"error": refusal}, status_code=429))
         return
     await RealtimeSocket(ws, hub, vsn, token).run()

@@ -110,7 +110,9 @@ class Executor:
         if not tx.decided_by_result:
             steps.append((COMMIT, ()))
         try:
-            lease = await self.pool.acquire()
+            # The statement names the request's kind (the same whatever values it binds):
+            # one the pool saw hold its connection long stays out of the quick requests' reserve.
+            lease = await self.pool.acquire(shape=statement.text)
             try:
                 conn = lease.conn
                 try:  # the flight awaited here, not in a helper: one coroutine level less per request

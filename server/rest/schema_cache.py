@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -430,15 +431,25 @@ class SchemaCacheHolder:
     async def _notified(self, note: psycopg.Notify) -> None:
         if not _asks_reload(note):
             return
-        # A migration sends one notification per DDL statement: let the burst arrive, and
-        # leave the reload to the last notification of it.
-        await asyncio.sleep(BURST_S)
-        if self._subscription is not None and any(map(_asks_reload, self._subscription.backlog())):
-            return
+        # A migration run statement by statement (psql, the CLI) sends one notification per
+        # DDL statement: the burst is coalesced into one reload once no notification came
+        # for BURST_QUIET_S, or BURST_CEILING_S after its first (a burst that never ends
+        # still reloads). PostgREST reloads at once and again 100 ms after each reload while
+        # notifications keep coming; one reload per burst costs the catalog less.
+        subscription = self._subscription
+        if subscription is not None:
+            ceiling = time.monotonic() + BURST_CEILING_S
+            while True:
+                subscription.take(_asks_reload)  # the burst so far: this reload covers it
+                wait = min(subscription.last_arrival + BURST_QUIET_S, ceiling) - time.monotonic()
+                if wait <= 0.001:  # the loop's timers may wake this much early
+                    break
+                await asyncio.sleep(wait)
         await self.reload()
 
 
-BURST_S = 0.05
+BURST_QUIET_S = 0.05
+BURST_CEILING_S = 0.5
 
 
 def _asks_reload(note: psycopg.Notify) -> bool:

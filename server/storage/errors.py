@@ -127,6 +127,13 @@ def invalid_continuation_token() -> StorageError:
     return StorageError("MissingParameter", 400, "Invalid Parameter continuation token")
 
 
+def too_many_uploads(limit: int) -> StorageError:
+    """A caller's resumable uploads in progress at their bound: storage-api's SlowDown (429),
+    its answer to a client asking for more than it is given."""
+    return StorageError("SlowDown", 429, f"Too many resumable uploads in progress: at most {limit} per caller."
+                        " Finish or cancel one, or wait for it to expire", http_status=429)
+
+
 def internal(message: str = "Internal server error") -> StorageError:
     return StorageError("InternalError", 500, message)
 

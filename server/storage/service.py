@@ -24,7 +24,7 @@ from psycopg import errors as pg_errors
 from server.context import AppContext
 from server.db.request_context import RequestContext, request_transaction
 from server.storage import content_types, db, errors, signing
-from server.storage.backends import Backend, BackendMissing, ObjectHead, TooLarge
+from server.storage.backends import Backend, BackendMissing, KeyConflict, ObjectHead, TooLarge
 from server.storage.paths import backend_key, validate_bucket_name, validate_object_name
 from server.storage.transforms import Transform
 from server.storage.uploads import UploadBody
@@ -156,6 +156,8 @@ class StorageService:
             head = await self.backend.put(backend_key(bucket_id, name, version), body.chunks, body.content_type, limit)
         except TooLarge:
             raise errors.entity_too_large() from None
+        except KeyConflict:
+            raise errors.invalid_key(name) from None
         # No metadata given is an empty object, as storage-api stores it (info shows `{}`).
         object_id, _ = await self.commit_object(caller, bucket_id, name, owner, version, head, body.content_type,
                                                 body.cache_control, body.user_metadata or {}, upsert=upsert,
@@ -322,7 +324,7 @@ class StorageService:
         await self.dry_run(caller, probe)
         version = str(uuid.uuid4())
         new_key = backend_key(dest_bucket, dest, version)
-        await self._copy_bytes(self.key_of(src), new_key)
+        await self._copy_bytes(self.key_of(src), new_key, dest)
         try:
             async with self.transaction(caller) as conn:
                 if not await db.rename_object(conn, bucket_id, source, src["version"], dest_bucket, dest, version):
@@ -340,7 +342,7 @@ class StorageService:
         owner = caller.claims.get("sub")
         await self.check_write(caller, dest_bucket, dest, owner, upsert=upsert)
         version = str(uuid.uuid4())
-        head = await self._copy_bytes(self.key_of(src), backend_key(dest_bucket, dest, version))
+        head = await self._copy_bytes(self.key_of(src), backend_key(dest_bucket, dest, version), dest)
         old = src.get("metadata") or {}
         meta = src.get("user_metadata") if copy_metadata else user_metadata
         object_id, metadata = await self.commit_object(
@@ -349,11 +351,13 @@ class StorageService:
         return {"Id": object_id, "Key": f"{dest_bucket}/{dest}", "name": dest, "bucket_id": dest_bucket,
                 "version": version, "metadata": metadata}
 
-    async def _copy_bytes(self, source: str, destination: str) -> ObjectHead:
+    async def _copy_bytes(self, source: str, destination: str, name: str) -> ObjectHead:
         try:
             return await self.backend.copy(source, destination)
         except BackendMissing:
             raise errors.no_such_key() from None
+        except KeyConflict:  # `name` runs through another object's stored version
+            raise errors.invalid_key(name) from None
 
     # -- signed URLs -------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+import anyio
 import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
@@ -37,7 +38,7 @@ from server.db.health import is_unavailable
 from server.db.request_context import RequestContext
 from server.storage import content_types, errors, signing
 from server.storage.media import http_date
-from server.storage.backends import Backend, BackendMissing
+from server.storage.backends import Backend, BackendMissing, KeyConflict
 from server.storage.inputs import caller_of, declared_length
 from server.storage.paths import backend_key, is_valid_object_name, validate_bucket_name
 from server.storage.service import SUPERUSER, StorageService
@@ -68,6 +69,20 @@ class Writer(NamedTuple):
     role: RequestContext
     owner: str | None
     upsert: bool
+
+
+def caller_key(request: Request, writer: Writer, signed: bool) -> str | None:
+    """Whom an upload counts for (its creator, in storage.resumable_uploads.created_by): a
+    user by their id; a caller without one (the anon key, a signed URL made without an
+    owner) by its role and address, so that one anonymous client cannot use up every other
+    one's share. The service_role key is the project's own server, trusted as it is for
+    every other write: None, not bounded."""
+    if writer.owner:
+        return f"user:{writer.owner}"
+    if not signed and writer.role.role == "service_role":
+        return None
+    address = request.client.host if request.client else ""
+    return f"{'signed' if signed else writer.role.role}@{address}"
 
 
 class TusError(Exception):
@@ -270,7 +285,7 @@ class TusEndpoint:
             elif method == "PATCH":
                 response = await self.patch(request, caller, signed)
             elif method == "HEAD":
-                response = await self.head(request)
+                response = await self.head(request, caller, signed)
             elif method == "DELETE":
                 response = await self.terminate(request, caller, signed)
             else:
@@ -359,14 +374,24 @@ class TusEndpoint:
         version = str(uuid.uuid4())
         scratch = uuid.uuid4().hex
         key = backend_key(bucket, name, version)
-        mime = str(media_type)
-        state = await self.backend.resumable_open(scratch, key, mime, cache_control)
         try:
-            record = await self.store.create(f"{bucket}/{name}/{version}", scratch, length, metadata, mime,
-                                             cache_control, state)
+            await self.backend.check_key(key)  # a name the bytes could never be placed at
+        except KeyConflict:
+            raise errors.invalid_key(name) from None
+        mime = str(media_type)
+        # The row first, counted against the caller's bound, and only then the backend's bytes.
+        hold = str(uuid.uuid4())
+        record = await self.store.create(f"{bucket}/{name}/{version}", scratch, length, metadata, mime,
+                                         cache_control, caller_key(request, writer, signed), hold)
+        try:
+            state = await self.backend.resumable_open(scratch, key, mime, cache_control)
         except BaseException:
-            await self.backend.resumable_abort(scratch, key, state)
+            with anyio.CancelScope(shield=True):
+                await self.store.remove(record.id)
             raise
+        if not await self.store.opened(record, hold, state):
+            await self.backend.resumable_abort(scratch, key, state)
+            raise _tus(*FILE_NOT_FOUND)
         headers = {"Location": self._location(request, record.id, signed)}
         finished = length == 0
         if with_body:
@@ -469,6 +494,10 @@ class TusEndpoint:
         except BackendMissing:
             await self.store.remove(record.id)
             raise _tus(*FILE_NOT_FOUND) from None
+        except KeyConflict:  # another object's version came in the way since the creation
+            await self.backend.resumable_abort(record.scratch, record.key, record.state)
+            await self.store.remove(record.id)
+            raise errors.invalid_key(record.name) from None
         try:
             await self.service.commit_object(writer.role, record.bucket_id, record.name, writer.owner, record.version,
                                              head, record.content_type, record.cache_control,
@@ -481,12 +510,22 @@ class TusEndpoint:
 
     # -- HEAD: where an upload is ------------------------------------------------------
 
-    async def head(self, request: Request) -> Response:
+    async def head(self, request: Request, caller: RequestContext | None, signed: bool) -> Response:
+        """Where an upload is, and its Upload-Metadata (its bucket, name, type and user
+        metadata), told only to its creator and to whoever may write it. storage-api lets
+        any caller with a JWT HEAD any upload URL; here everyone else gets what their PATCH
+        would get from storage-api's write check (403, "new row violates row-level security
+        policy"), whether the upload exists or not."""
         token = request.path_params.get("upload")
         if not token:
             raise _tus(*FILE_NOT_FOUND)
         bucket, name, version = decode_id(token)
+        writer = await self._writer(request, caller, bucket, name)  # a signed URL's token is checked first
         record = await self.store.get(f"{bucket}/{name}/{version}")
+        # The service_role key, or a valid signed upload token for this object, may see it.
+        trusted = writer.role.role == "service_role"
+        if not trusted and (record is None or record.created_by != caller_key(request, writer, signed)):
+            await self._check_write(writer, bucket, name)
         if record is None:
             raise _tus(*FILE_NOT_FOUND)
         if _expired(record):

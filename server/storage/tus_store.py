@@ -12,6 +12,16 @@ that lost its lease can never move an upload another request now owns.
 
 Expired uploads are swept by every process's reaper (`for update skip locked`): their
 scratch bytes are dropped, and so are completed bytes no object row points at.
+
+A creation first reserves its row, held by the creating request (a lease no one else can
+take) and counted against its caller's bound (TUS_MAX_UPLOADS_PER_CALLER, under a per-
+caller advisory lock so that concurrent creations cannot overshoot it); only then does the
+backend open the upload (a scratch file, an S3 multipart upload), and `opened` records it.
+A refused creation never costs disk. Why 100 by default: a browser sending a folder runs
+a few uploads at once (Uppy advises a `limit` of about 10), and a client restarting its
+batch after failures makes new uploads while the old ones wait out their hour; 100 leaves
+room for several such rounds, while an abandoning client holds at most 100 rows and
+scratch files (each at most the size limit) until they expire, not 1,000 or a million.
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ LOCK_RETRY_S = 0.5
 SWEEP_BATCH = 100
 
 _COLUMNS = ("id, bucket_id, name, version, scratch, upload_length, upload_offset, metadata, content_type,"
-            " cache_control, backend_state, completed_at, created_at, expires_at")
+            " cache_control, backend_state, completed_at, created_at, expires_at, created_by")
 
 
 @dataclass
@@ -64,6 +74,7 @@ class UploadRecord:
     completed: bool
     created_at: datetime
     expires_at: datetime
+    created_by: str | None  # tus.caller_key of its creator (None: not bounded)
 
     @property
     def key(self) -> str:
@@ -74,7 +85,7 @@ class UploadRecord:
         return cls(row["id"], row["bucket_id"], row["name"], row["version"], row["scratch"], row["upload_length"],
                    row["upload_offset"], {key: value for key, value in row["metadata"]}, row["content_type"],
                    row["cache_control"], row["backend_state"], row["completed_at"] is not None, row["created_at"],
-                   row["expires_at"])
+                   row["expires_at"], row["created_by"])
 
 
 class LeaseLost(Exception):
@@ -93,6 +104,7 @@ class UploadStore:
         self.ctx = ctx
         self.backend = backend
         self.expiry_ms = ctx.settings.tus_url_expiry_ms
+        self.max_per_caller = ctx.settings.tus_max_uploads_per_caller
         self._held: dict[str, Lease] = {}  # leases this process holds, by upload id
         self._subscription: Subscription | None = None
 
@@ -115,21 +127,48 @@ class UploadStore:
     # -- rows --------------------------------------------------------------------------
 
     async def create(self, upload_id: str, scratch: str, length: int, metadata: dict[str, str | None],
-                     content_type: str, cache_control: str, state: PartState) -> UploadRecord:
-        """A new upload (`upload_id`: "<bucket>/<name>/<version>"), expiring TUS_URL_EXPIRY_MS from now."""
+                     content_type: str, cache_control: str, created_by: str | None, token: str) -> UploadRecord:
+        """Reserve a new upload (`upload_id`: "<bucket>/<name>/<version>"), expiring
+        TUS_URL_EXPIRY_MS from now, held by `token` until `opened`. Refused (SlowDown) when
+        `created_by` already has TUS_MAX_UPLOADS_PER_CALLER uploads in progress."""
         bucket_id, rest = upload_id.split("/", 1)
         name, version = rest.rsplit("/", 1)
-        async with self.ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        async with self.ctx.admin_pool.connection() as conn, conn.transaction(), \
+                conn.cursor(row_factory=dict_row) as cur:
+            if created_by is not None and self.max_per_caller > 0:
+                # One creation of a caller at a time: the count and the insert are one step.
+                await cur.execute("select pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                  [f"storage.resumable_uploads:{created_by}"])
+                await cur.execute(
+                    "select count(*) as n from storage.resumable_uploads"
+                    " where created_by = %s and completed_at is null and expires_at > now()", [created_by])
+                counted = await cur.fetchone()
+                if counted is not None and counted["n"] >= self.max_per_caller:
+                    raise errors.too_many_uploads(self.max_per_caller)
             await cur.execute(
                 "insert into storage.resumable_uploads (id, bucket_id, name, version, scratch, upload_length,"
-                " metadata, content_type, cache_control, backend_state, expires_at)"
-                " values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now() + %s * interval '1 millisecond')"
+                " metadata, content_type, cache_control, expires_at, created_by, lock_token, lock_expires)"
+                " values (%s, %s, %s, %s, %s, %s, %s, %s, %s, now() + %s * interval '1 millisecond', %s, %s,"
+                " now() + %s * interval '1 second')"
                 f" returning {_COLUMNS}",
                 [upload_id, bucket_id, name, version, scratch, length, Jsonb(list(metadata.items())), content_type,
-                 cache_control, Jsonb(state), self.expiry_ms])
+                 cache_control, self.expiry_ms, created_by, token, LEASE_S])
             row = await cur.fetchone()
         assert row is not None
         return UploadRecord.of(row)
+
+    async def opened(self, record: UploadRecord, token: str, state: PartState) -> bool:
+        """Record the state of the backend's new upload and let go of the creation's hold;
+        False when the row is gone (nothing may then point at those bytes)."""
+        async with self.ctx.admin_pool.connection() as conn:
+            cur = await conn.execute(
+                "update storage.resumable_uploads set backend_state = %s,"
+                " lock_expires = case when lock_token = %s then null else lock_expires end,"
+                " lock_token = case when lock_token = %s then null else lock_token end"
+                " where id = %s returning id", [Jsonb(state), token, token, record.id])
+            found = await cur.fetchone() is not None
+        record.state = state
+        return found
 
     async def get(self, upload_id: str) -> UploadRecord | None:
         async with self.ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:

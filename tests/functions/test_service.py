@@ -118,9 +118,12 @@ def server(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         path = functions / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    (functions / "_shared" / "loop.ts").symlink_to("loop.ts")  # resolving it loops
     (root / "supabase" / "config.toml").write_text(
         '[functions.public]\nverify_jwt = false\n[functions.hidden]\nenabled = false\n'
-        '[functions.aliased]\nentrypoint = "./functions/_shared/aliased.ts"\n')
+        '[functions.aliased]\nentrypoint = "./functions/_shared/aliased.ts"\n'
+        '[functions.looped]\nentrypoint = "./functions/_shared/loop.ts"\n'
+        f'[functions.overlong]\nentrypoint = "./functions/{"x" * 300}.ts"\n')
     live = harness.start_server(database_url, args=["--no-migrate"], extra_env={
         "SUPALITE_FUNCTIONS_DIR": str(functions), "SUPALITE_FUNCTIONS_WALL_CLOCK": "3",
         "SUPALITE_FUNCTIONS_MEMORY_MB": "64", "SUPALITE_APP_FN_MARKER": "the server's own",
@@ -215,6 +218,18 @@ def test_unknown_function_is_404(server: harness.LiveServer) -> None:
     for name in ("nope", "%2e%2e", "_shared", "a%2Fb"):
         r = call(server, name)
         assert (r.status_code, r.text) == (404, "Function not found"), name
+
+
+@pytest.mark.parametrize("name", ["a" * 256, "a" * 5000, "hello%0A", "1hello", "hel.lo", "looped", "overlong"])
+def test_a_name_the_file_system_refuses_is_404_never_500(server: harness.LiveServer, name: str) -> None:
+    """Too long for a folder (ENAMETOOLONG escaped the lookup: 500 and a traceback), not a
+    slug (the CLI's rule, `$` matching before a newline included), or an entrypoint that
+    config.toml names and the disk cannot resolve: the edge runtime's 404, with no token."""
+    logged = len(server.log())
+    r = call(server, name, method="GET", key=None)
+    assert (r.status_code, r.text) == (404, "Function not found")
+    assert call(server, "public", method="GET", key=None).text == "open to all"
+    assert "Traceback" not in server.log()[logged:]
 
 
 def test_a_throwing_function_is_a_worker_error(server: harness.LiveServer) -> None:

@@ -336,3 +336,68 @@ def test_query_canceled_maps_to_500_with_its_sqlstate(server) -> None:
     response = httpx.post(f"{server.url}/rest/v1/rpc/cancelled_for_test", json={}, headers=headers(server))
     body = assert_postgrest_error(response, 500, "57014")  # PostgREST: SQLSTATE class 57 is a 500
     assert "statement timeout" in body["message"]
+
+
+# -- 7. a deadlock between two writes: one answered 40P01, nothing half-applied ------------
+
+DEADLOCK_SCHEMA = """
+create table public.deadlock_accounts (id int primary key, balance int not null);
+create table public.deadlock_ledger (id bigint generated always as identity primary key, note text not null);
+insert into public.deadlock_accounts values (1, 100), (2, 100);
+-- a transfer locks its source row, waits, then its target: two in opposite directions deadlock
+create function public.deadlock_transfer(source int, target int, amount int) returns int
+language plpgsql as $$
+begin
+  insert into public.deadlock_ledger (note) values (format('%s -> %s: %s', source, target, amount));
+  update public.deadlock_accounts set balance = balance - amount where id = source;
+  perform pg_sleep(0.5);
+  update public.deadlock_accounts set balance = balance + amount where id = target;
+  return amount;
+end $$;
+grant select, update on public.deadlock_accounts to authenticated;
+grant select, insert on public.deadlock_ledger to authenticated;
+grant execute on function public.deadlock_transfer(int, int, int) to authenticated;
+notify pgrst, 'reload schema';
+"""
+
+
+def test_a_deadlock_answers_40p01_to_one_write_and_applies_only_the_other(server, db) -> None:
+    """PostgREST's answer (500, SQLSTATE 40P01 with PostgreSQL's details and hint); the
+    losing transaction is rolled back whole (its ledger row too) and not run again: the
+    tables hold exactly the winner's transfer."""
+    with psycopg.connect(server.database_url, autocommit=True) as conn:
+        conn.execute(DEADLOCK_SCHEMA)
+    user = headers(server, sign(server, uuid.uuid4()))
+    deadline = time.monotonic() + 10
+    while httpx.get(f"{server.url}/rest/v1/deadlock_ledger", headers=user).status_code != 200:
+        assert time.monotonic() < deadline, "the schema cache never saw the tables"
+        time.sleep(0.05)
+    transfers = [(1, 2, 10), (2, 1, 20)]
+    start = threading.Barrier(len(transfers))
+    answers: dict[int, httpx.Response] = {}
+
+    def transfer(source: int, target: int, amount: int) -> None:
+        start.wait()
+        answers[amount] = httpx.post(f"{server.url}/rest/v1/rpc/deadlock_transfer", headers=user, timeout=30,
+                                     json={"source": source, "target": target, "amount": amount})
+
+    threads = [threading.Thread(target=transfer, args=args) for args in transfers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    statuses = {amount: r.status_code for amount, r in answers.items()}
+    assert sorted(statuses.values()) == [200, 500], {a: r.text for a, r in answers.items()}
+    winner = next(amount for amount, status in statuses.items() if status == 200)
+    loser = next(amount for amount, status in statuses.items() if status == 500)
+    assert answers[winner].json() == winner
+    body = assert_postgrest_error(answers[loser], 500, "40P01")
+    assert body["message"] == "deadlock detected"
+    assert "waits for ShareLock on transaction" in body["details"]
+    assert body["hint"] == "See server log for query details."
+    with psycopg.connect(server.database_url, autocommit=True) as conn:
+        balances = dict(conn.execute("select id, balance from public.deadlock_accounts order by id").fetchall())
+        ledger = [note for (note,) in conn.execute("select note from public.deadlock_ledger")]
+    source, target, _ = next(t for t in transfers if t[2] == winner)
+    assert balances == {source: 100 - winner, target: 100 + winner}
+    assert ledger == [f"{source} -> {target}: {winner}"]

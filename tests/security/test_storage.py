@@ -1,11 +1,14 @@
 """/storage/v1 against hostile requests: signed tokens bound to their object and operation,
 media types that never run on the API's origin, the caller's policies deciding before any
 bucket check, absurd values refused in storage's format, bounded bodies read only after the
-caller's JWT, and an upload killed mid-way leaving nothing behind once the server restarts."""
+caller's JWT, and an upload killed mid-way leaving nothing behind once the server restarts;
+resumable uploads told only to who may write them and bounded per caller; object names
+that run through another object's stored version refused."""
 
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import threading
 import time
 import uuid
@@ -14,12 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from tests import harness
+from tests.storage import tus_client as tus
 from tests.storage.support import (
     create_bucket,
     headers,
+    own_folder_policies,
     run_sql,
     service_headers,
     user_token,
@@ -514,3 +520,132 @@ def test_partial_files_of_a_killed_upload_are_removed_at_restart(database_url: s
         if second is not None:
             second.stop()
         first.stop()
+
+
+# -- 5. resumable uploads: who may look at one, how many one caller may leave open ------
+
+def tus_url(server: harness.LiveServer) -> str:
+    return server.url + tus.ENDPOINT
+
+
+def test_a_resumable_upload_is_told_only_to_who_may_write_it(client: httpx.Client,
+                                                             live_server: harness.LiveServer) -> None:
+    """Upload-Metadata names the bucket, the object, its type and user metadata: a HEAD by
+    anon or by another user gets what their PATCH gets (403), whether the upload exists or not."""
+    bucket = f"tus-own-{uuid.uuid4().hex[:6]}"
+    create_bucket(client, live_server, bucket)
+    own_folder_policies(live_server, bucket)
+    user, token = user_token(live_server)
+    _, other = user_token(live_server)
+    created = tus.create(client, headers(live_server, token), 100,
+                         {"bucketName": bucket, "objectName": f"{user}/medical-record.pdf",
+                          "contentType": "application/pdf", "metadata": '{"patient": "Jane Doe"}'},
+                         endpoint=tus_url(live_server))
+    assert created.status_code == 201, created.text
+    location = created.headers["location"]
+
+    own = tus.head(client, headers(live_server, token), location)
+    assert own.status_code == 200
+    assert "medical-record.pdf" in tus_metadata(own)["objectName"]
+    assert tus.head(client, service_headers(live_server), location).status_code == 200
+
+    made_up = location.rsplit("/", 1)[0] + "/" + tus.encode_id(f"{bucket}/{user}/other.pdf/{uuid.uuid4()}")
+    for auth in (headers(live_server), headers(live_server, other)):
+        for url in (location, made_up):
+            seen = tus.head(client, auth, url)
+            assert seen.status_code == 403, (url, seen.status_code)
+            assert "upload-metadata" not in seen.headers and "upload-offset" not in seen.headers
+    # The signed route checks its token first: no token, no answer.
+    signed = location.replace(tus.ENDPOINT, tus.ENDPOINT + "/sign")
+    assert tus.head(client, {}, signed).status_code == 400
+    assert tus.head(client, service_headers(live_server), made_up).status_code == 404
+
+
+def tus_metadata(response: httpx.Response) -> dict[str, str]:
+    pairs = (item.split(" ") for item in response.headers["upload-metadata"].split(","))
+    return {key: base64.b64decode(value).decode() for key, value in pairs}
+
+
+def scratch_files(server: harness.LiveServer) -> int:
+    folder = server.settings.data_dir / "storage" / "#resumable"
+    return len(list(folder.glob("*.upload"))) if folder.exists() else 0
+
+
+def test_uploads_in_progress_are_bounded_per_caller(client: httpx.Client, live_server: harness.LiveServer) -> None:
+    """One caller abandoning uploads keeps at most TUS_MAX_UPLOADS_PER_CALLER rows and
+    scratch files; the next creation is refused in storage's format before costing disk."""
+    bound = live_server.settings.tus_max_uploads_per_caller
+    assert 0 < bound <= 1000
+    bucket = f"tus-cap-{uuid.uuid4().hex[:6]}"
+    create_bucket(client, live_server, bucket)
+    own_folder_policies(live_server, bucket)
+    user, token = user_token(live_server)
+    auth = headers(live_server, token)
+
+    def create(name: str, who: dict[str, str] = auth, owner: str = user) -> httpx.Response:
+        return tus.create(client, who, 10, {"bucketName": bucket, "objectName": f"{owner}/{name}"},
+                          endpoint=tus_url(live_server))
+
+    locations = []
+    for i in range(bound - 10):
+        created = create(f"abandoned-{i}.bin")
+        assert created.status_code == 201, (i, created.text)
+        locations.append(created.headers["location"])
+    # The last places taken by a burst of concurrent creations: exactly the bound, never more.
+    with httpx.Client(base_url=live_server.url, timeout=60) as burst_client, \
+            concurrent.futures.ThreadPoolExecutor(30) as pool:
+        burst = list(pool.map(lambda i: tus.create(burst_client, auth, 10, {
+            "bucketName": bucket, "objectName": f"{user}/burst-{i}.bin"}, endpoint=tus_url(live_server)), range(30)))
+    assert sorted(r.status_code for r in burst) == [201] * 10 + [429] * 20
+    locations += [r.headers["location"] for r in burst if r.status_code == 201]
+    files = scratch_files(live_server)
+    refused = create("one-too-many.bin")
+    assert refused.status_code == 429, refused.text
+    assert refused.text.startswith(f"Too many resumable uploads in progress: at most {bound} per caller")
+    with psycopg.connect(live_server.database_url, autocommit=True) as conn:
+        rows = conn.execute("select count(*) from storage.resumable_uploads where bucket_id = %s", [bucket]).fetchone()
+    assert rows == (bound,)
+    assert scratch_files(live_server) == files  # refused before the backend was asked for anything
+
+    # Another caller has a bound of its own.
+    other, other_token = user_token(live_server)
+    assert create("theirs.bin", headers(live_server, other_token), other).status_code == 201
+    # Cancelling one, or finishing one, gives its place back.
+    assert client.delete(locations[0], headers={**auth, **tus.TUS}).status_code == 204
+    assert create("after-cancel.bin").status_code == 201
+    assert create("no-room.bin").status_code == 429
+    assert tus.patch(client, auth, locations[1], 0, b"0123456789").status_code == 204
+    assert create("after-finish.bin").status_code == 201
+
+
+# -- 6. object names that run through another object's stored version -------------------
+
+def test_a_name_through_a_stored_version_is_refused_and_reaches_nothing(
+        client: httpx.Client, live_server: harness.LiveServer, public_bucket: str) -> None:
+    """The file backend keeps `a.txt` at `a.txt/<version>`: a name `a.txt/<version>[/...]`
+    is storage's InvalidKey (upload, upsert, copy, move, resumable), never a 500, and the
+    first object stays whole."""
+    folder = f"probe-{uuid.uuid4().hex[:6]}"
+    logged = len(live_server.log())
+    assert put(client, live_server, public_bucket, f"{folder}/a.txt", b"first object", "text/plain").status_code == 200
+    with psycopg.connect(live_server.database_url, autocommit=True) as conn:
+        (version,), = conn.execute("select version from storage.objects where bucket_id = %s and name = %s",
+                                   [public_bucket, f"{folder}/a.txt"]).fetchall()
+    auth = service_headers(live_server)
+    for name in (f"{folder}/a.txt/{version}", f"{folder}/a.txt/{version}/deeper.txt"):
+        assert_storage_error(put(client, live_server, public_bucket, name, b"intruder", "text/plain"), 400, "InvalidKey")
+        assert_storage_error(put(client, live_server, public_bucket, name, b"intruder", "text/plain",
+                                 **{"x-upsert": "true"}), 400, "InvalidKey")
+        body = {"bucketId": public_bucket, "sourceKey": f"{folder}/a.txt", "destinationKey": name}
+        assert_storage_error(client.post("/storage/v1/object/copy", json=body, headers=auth), 400, "InvalidKey")
+        assert_storage_error(client.post("/storage/v1/object/move", json=body, headers=auth), 400, "InvalidKey")
+        resumable = tus.create(client, auth, 8, {"bucketName": public_bucket, "objectName": name},
+                               endpoint=tus_url(live_server))
+        assert (resumable.status_code, resumable.text) == (400, f"Invalid key: {name}")
+        assert client.get(f"/storage/v1/object/{public_bucket}/{name}", headers=auth).status_code in (400, 404)
+        assert not object_exists(client, live_server, public_bucket, name)
+    got = client.get(f"/storage/v1/object/{public_bucket}/{folder}/a.txt", headers=auth)
+    assert (got.status_code, got.content) == (200, b"first object")
+    # A name beside it (not through a version) is fine.
+    assert put(client, live_server, public_bucket, f"{folder}/a.txt/notes.txt", b"beside", "text/plain").status_code == 200
+    assert "Traceback" not in live_server.log()[logged:]

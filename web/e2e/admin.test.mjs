@@ -366,6 +366,50 @@ test("an admin uploads a book with a cover and deletes it with its files", async
   assert.ok((await publicObjectStatus("covers", book.cover_url)) >= 400);
 });
 
+test("an admin deletes a book from the library: its cover is removed from the covers bucket, its PDF from books", async () => {
+  const { page } = state.admin;
+  const headers = { apikey: state.key, authorization: `Bearer ${await pageAccessToken(page)}` };
+  const stamp = Date.now();
+  const title = `Livre bibliothèque ${stamp}`;
+  const pdf = `${stamp}_bibliotheque.pdf`;
+  const cover = `books/${stamp}_bibliotheque.png`;
+  const put = async (bucket, name, type, body) => {
+    const res = await fetch(`${BASE_URL}/storage/v1/object/${bucket}/${name}`, { method: "POST", headers: { ...headers, "content-type": type }, body });
+    assert.equal(res.status, 200, `${bucket}/${name}: ${await res.text()}`);
+  };
+  await put("books", pdf, "application/pdf", pdfBytes(title));
+  await put("covers", cover, "image/png", await pngBytes(page, 60, 80));
+  const made = await fetch(`${BASE_URL}/rest/v1/books`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json", prefer: "return=representation" },
+    body: JSON.stringify({ title, pages: 3, file_path: pdf, cover_url: cover }),
+  });
+  assert.equal(made.status, 201, await made.text());
+  assert.equal(await publicObjectStatus("covers", cover), 200);
+
+  // The storage removals the page asks for, with what each answered it removed.
+  const removals = [];
+  const onResponse = async (r) => {
+    const match = /\/storage\/v1\/object\/([^/?]+)$/.exec(r.url());
+    if (match && r.request().method() === "DELETE") removals.push({ bucket: match[1], asked: JSON.parse(r.request().postData()).prefixes, removed: (await r.json().catch(() => [])).map((o) => o.name) });
+  };
+  page.on("response", onResponse);
+  await page.goto(`${BASE_URL}/livres`);
+  await page.getByRole("button", { name: `Supprimer ${title}` }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Supprimer" }).click();
+  await toast(page, "Livre supprimé");
+  await page.getByRole("button", { name: `Supprimer ${title}` }).waitFor({ state: "detached" });
+  page.off("response", onResponse);
+
+  assert.deepEqual(await state.api.rest(`books?title=eq.${encodeURIComponent(title)}&select=id`), []);
+  assert.deepEqual(removals, [
+    { bucket: "books", asked: [pdf], removed: [pdf] },
+    { bucket: "covers", asked: [cover], removed: [cover] },
+  ]);
+  assert.ok((await publicObjectStatus("covers", cover)) >= 400);
+  assert.ok((await state.api.objectStatus("books", pdf)) >= 400);
+});
+
 test("an admin promotes and demotes a user", async () => {
   const { page } = state.admin;
   const user = await signUp("promu", { full_name: "Koffi Mensah" });

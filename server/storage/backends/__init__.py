@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from server.config import Settings
-from server.storage.backends.base import Backend, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
+from server.storage.backends.base import (
+    Backend,
+    BackendMissing,
+    KeyConflict,
+    ObjectHead,
+    OnDurable,
+    PartState,
+    TooLarge,
+)
 from server.storage.backends.file import FileBackend
 
 
@@ -17,4 +25,5 @@ def make_backend(settings: Settings) -> Backend:
     return FileBackend(settings.data_dir / "storage", settings.storage_file_etag_algorithm)
 
 
-__all__ = ["Backend", "BackendMissing", "FileBackend", "ObjectHead", "OnDurable", "PartState", "TooLarge", "make_backend"]
+__all__ = ["Backend", "BackendMissing", "FileBackend", "KeyConflict", "ObjectHead", "OnDurable", "PartState", "TooLarge",
+           "make_backend"]

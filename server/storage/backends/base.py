@@ -72,6 +72,24 @@ class Backend(Protocol):
         """Drop an unfinished upload's bytes; a missing one is not an error."""
         ...
 
+    async def check_key(self, key: str) -> None:
+        """Raise KeyConflict when `key` cannot be stored (before any byte is taken)."""
+        ...
+
+    # -- what a crash leaves behind (the reaper's orphan sweep) --
+
+    def stored_before(self, moment: datetime) -> AsyncIterator[list[str]]:
+        """Batches of the keys of stored versions (`<bucket>/<name>/<uuid>`) placed before
+        `moment`: the candidates of the orphan sweep, which keeps those a row points to."""
+        ...
+
+    def unfinished_before(self, moment: datetime) -> AsyncIterator[list[tuple[str, str]]]:
+        """Batches of (key, upload id) of the multipart uploads begun before `moment`
+        and never completed (S3; the file backend has none)."""
+        ...
+
+    async def abort_unfinished(self, key: str, upload_id: str) -> None: ...
+
 
 class BackendMissing(Exception):
     """The key has no bytes in the backend."""
@@ -79,3 +97,8 @@ class BackendMissing(Exception):
 
 class TooLarge(Exception):
     """The stream went past the size limit it was given."""
+
+
+class KeyConflict(Exception):
+    """The key's place is taken by other bytes (the file backend: an object name running
+    through another object's stored version, `<name>/<version>/...`)."""

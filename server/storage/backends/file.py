@@ -12,7 +12,17 @@ take), written at the offset its row records and flushed to disk before the row 
 on, then renamed into place when complete.
 
 An object's ETag is made by its Etag (STORAGE_FILE_ETAG_ALGORITHM, as upstream's file
-backend): the MD5 of its bytes, or its modification time and size (no hashing at all)."""
+backend): the MD5 of its bytes, or its modification time and size (no hashing at all).
+
+The layout is upstream's (`<name>/<version>`), where a name running through another
+object's stored version (`a.txt/<a.txt's version>/...`) would need a folder where a file
+is: such a key is refused with KeyConflict before any byte is taken (the service answers
+InvalidKey), never an error of the file system. A version's name is a fresh UUID, so no
+name can reach the place of bytes that are not yet stored either.
+
+For the reaper, `stored_before` lists the stored versions (UUID-named files) by the time
+they were placed: their ctime, which a rename into place or a hard-linked copy sets (the
+mtime of a copy is its source's)."""
 
 from __future__ import annotations
 
@@ -22,16 +32,25 @@ import hashlib
 import logging
 import os
 import re
+import stat
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 import anyio
 
-from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, OnDurable, PartState, TooLarge
+from server.storage.backends.base import (
+    CHUNK,
+    BackendMissing,
+    KeyConflict,
+    ObjectHead,
+    OnDurable,
+    PartState,
+    TooLarge,
+)
 from server.storage.backends.fileread import open_for_reading, read_range
 from server.storage.backends.filewrite import pwrite_all, run_to_the_end, write_stream
 
@@ -39,6 +58,11 @@ T = TypeVar("T")
 log = logging.getLogger("supalite.storage.file")
 _PART_NAME = re.compile(r"\..+\.[0-9a-f]{32}\.part")
 _SCRATCH = re.compile(r"[0-9a-f]{32}")
+_VERSION = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# Errors of a path that runs through a file (or stands where a folder is): not "missing"
+# in the sense of FileNotFoundError, but no bytes are there either.
+_NOT_THERE = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
+ORPHAN_BATCH = 500
 MTIME_SLACK = 0.05
 RESUMABLE_DIR = "#resumable"  # '#' is no bucket name's character: never an object's folder
 
@@ -130,7 +154,7 @@ class FileBackend:
         path = self.path(key)
         try:
             fd, size = await open_for_reading(str(path))
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        except _NOT_THERE:
             raise BackendMissing(key) from None
         try:
             stop = size if end is None else min(end + 1, size)
@@ -151,14 +175,14 @@ class FileBackend:
 
         try:
             return await anyio.to_thread.run_sync(read)
-        except FileNotFoundError:
+        except _NOT_THERE:
             raise BackendMissing(key) from None
 
     async def head(self, key: str) -> ObjectHead:
         path = self.path(key)
         try:
             return await anyio.to_thread.run_sync(self.etag.head, path)
-        except FileNotFoundError:
+        except _NOT_THERE:
             raise BackendMissing(key) from None
 
     async def copy(self, source: str, destination: str) -> ObjectHead:
@@ -188,10 +212,47 @@ class FileBackend:
         path = self.path(key)
 
         def remove() -> None:
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink()
+            except _NOT_THERE:
+                return
             self._prune(path.parent)
 
         await anyio.to_thread.run_sync(remove)
+
+    async def check_key(self, key: str) -> None:
+        path = self.path(key)
+
+        def check() -> None:
+            for folder in reversed(path.parents):  # from the root down
+                if folder != self.root and self.root not in folder.parents:
+                    continue
+                try:
+                    mode = os.stat(folder).st_mode
+                except FileNotFoundError:
+                    return  # nothing deeper exists: nothing is in the way
+                except NotADirectoryError:
+                    raise KeyConflict(key) from None
+                if not stat.S_ISDIR(mode):
+                    raise KeyConflict(key)
+
+        await anyio.to_thread.run_sync(check)
+
+    # -- what a crash leaves behind ---------------------------------------------------
+
+    async def stored_before(self, moment: datetime) -> AsyncIterator[list[str]]:
+        batches = _stored_batches(self.root, moment.timestamp(), ORPHAN_BATCH)
+        while (batch := await anyio.to_thread.run_sync(next, batches, None)) is not None:
+            yield batch
+
+    async def unfinished_before(self, moment: datetime) -> AsyncIterator[list[tuple[str, str]]]:
+        # No multipart uploads here: an interrupted write leaves a `.part` file, removed at start.
+        none: tuple[list[tuple[str, str]], ...] = ()
+        for batch in none:
+            yield batch
+
+    async def abort_unfinished(self, key: str, upload_id: str) -> None:
+        return None
 
     # -- resumable uploads --------------------------------------------------------------
 
@@ -279,15 +340,51 @@ class FileBackend:
 
 def _in_folder(path: Path, create: Callable[[], T]) -> T:
     """Create `path` after making its folder. A concurrent delete (the reaper) may prune
-    the folder the moment it is empty, between the mkdir and the create: make it again."""
+    the folder the moment it is empty, between the mkdir and the create: make it again.
+    A folder that a file stands in the way of is a KeyConflict."""
     for _ in range(5):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(path.parent)
         try:
             return create()
         except FileNotFoundError:
             if path.parent.is_dir():
                 raise  # not a pruned folder: a real missing source
     return create()
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # a file (another object's version) is in the way
+        raise KeyConflict(str(folder)) from None
+
+
+def _stored_batches(root: Path, before: float, size: int) -> Iterator[list[str]]:
+    """The keys (`<bucket>/<name>/<uuid>`) of the version files placed before `before`, in
+    batches; scratch bytes of resumable uploads and temporary `.part` files are not versions."""
+    batch: list[str] = []
+    for top, folders, files in os.walk(root):
+        if top == str(root):
+            folders[:] = [f for f in folders if f != RESUMABLE_DIR]
+        for name in files:
+            if not _VERSION.fullmatch(name):
+                continue
+            path = os.path.join(top, name)
+            key = os.path.relpath(path, root)
+            if key.count("/") < 2 or not _utf8(key):
+                continue  # not <bucket>/<name>/<version> (or not UTF-8): nothing this server stored
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue  # removed meanwhile
+            if not stat.S_ISREG(info.st_mode) or max(info.st_ctime, info.st_mtime) >= before:
+                continue
+            batch.append(key)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
 
 
 def _open_locked(path: Path) -> BinaryIO:
@@ -334,6 +431,15 @@ def _remove_if_abandoned(path: Path, started_at: float) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name read from the disk is UTF-8 (os.walk escapes other bytes as surrogates)."""
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _md5_of(path: Path) -> hashlib._Hash:

@@ -8,10 +8,17 @@ and sent as parts of at most `resumable_part_size` (TUS_PART_SIZE); a tail short
 S3's 5 MiB minimum part that is not the upload's end is kept as a separate object
 (`#resumable/<scratch>.part`, upstream's "incomplete part") and sent in front of the next
 request's bytes. Parts are sent from the file through a presigned URL, so a part is never
-held in memory."""
+held in memory.
+
+For the reaper, `stored_before` lists the stored versions by LastModified, and
+`unfinished_before` the multipart uploads never completed (a process killed during a
+large upload leaves one, invisible but stored) by their initiation time."""
 
 from __future__ import annotations
 
+import functools
+import itertools
+import re
 import tempfile
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -30,6 +37,8 @@ from server.storage.backends.base import CHUNK, BackendMissing, ObjectHead, OnDu
 PART_SIZE = 8 * 1024 * 1024
 MIN_PART_SIZE = 5 * 1024 * 1024  # S3's smallest part, but for the last one
 RESUMABLE_PREFIX = "#resumable"  # two segments: never an object's key (bucket/name/version)
+LIST_PAGE = 1000  # S3's page of ListObjects and ListMultipartUploads
+_VERSION = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def make_client(endpoint: str, access_key: str, secret_key: str, region: str) -> Minio:
@@ -144,6 +153,43 @@ class S3Backend:
     async def delete(self, key: str) -> None:
         await anyio.to_thread.run_sync(lambda: self.client.remove_object(self.bucket, key))
 
+    async def check_key(self, key: str) -> None:
+        return None  # keys are flat strings: `a/<v>` and `a/<v>/b` live side by side
+
+    # -- what a crash leaves behind ---------------------------------------------------
+
+    async def stored_before(self, moment: datetime) -> AsyncIterator[list[str]]:
+        listing = iter(self.client.list_objects(self.bucket, recursive=True))  # paged lazily
+        while page := await anyio.to_thread.run_sync(lambda: list(itertools.islice(listing, LIST_PAGE))):
+            batch = [o.object_name for o in page
+                     if o.object_name and _is_version_key(o.object_name)
+                     and o.last_modified is not None and o.last_modified < moment]
+            if batch:
+                yield batch
+
+    async def unfinished_before(self, moment: datetime) -> AsyncIterator[list[tuple[str, str]]]:
+        key_marker: str | None = None
+        upload_marker: str | None = None
+        while True:
+            result = await anyio.to_thread.run_sync(functools.partial(
+                self.client._list_multipart_uploads, self.bucket, key_marker=key_marker,
+                upload_id_marker=upload_marker, max_uploads=LIST_PAGE))
+            batch = [(u.object_name, u.upload_id) for u in result.uploads
+                     if u.upload_id and u.initiated_time is not None and u.initiated_time < moment]
+            if batch:
+                yield batch
+            if not result.is_truncated or not result.uploads:
+                return
+            # minio does not read NextUploadIdMarker back: the page's last upload is the marker.
+            key_marker, upload_marker = result.uploads[-1].object_name, result.uploads[-1].upload_id
+
+    async def abort_unfinished(self, key: str, upload_id: str) -> None:
+        try:
+            await anyio.to_thread.run_sync(lambda: self.client._abort_multipart_upload(self.bucket, key, upload_id))
+        except S3Error as exc:
+            if exc.code != "NoSuchUpload":
+                raise
+
 
     # -- resumable uploads --------------------------------------------------------------
 
@@ -159,6 +205,8 @@ class S3Backend:
 
     async def resumable_append(self, scratch: str, key: str, state: PartState, offset: int,
                                chunks: AsyncIterator[bytes], final: int, on_durable: OnDurable) -> tuple[PartState, int]:
+        if not state.get("uploadId"):
+            raise BackendMissing(scratch)  # reserved, but its multipart upload was never recorded
         parts: list[dict[str, Any]] = list(state.get("parts") or [])
         pending = int(state.get("pending") or 0)
         if sum(int(p["size"]) for p in parts) + pending != offset:
@@ -233,6 +281,8 @@ class S3Backend:
             pass  # best effort: an expired upload's sweep removes it again
 
     async def resumable_complete(self, scratch: str, key: str, state: PartState) -> ObjectHead:
+        if not state.get("uploadId"):
+            raise BackendMissing(scratch)
         parts = [Part(int(p["number"]), str(p["etag"])) for p in state.get("parts") or []]
         upload_id = str(state["uploadId"])
 
@@ -273,6 +323,12 @@ class _Empty:
 def _reset(spool: IO[bytes]) -> None:
     spool.seek(0)
     spool.truncate()
+
+
+def _is_version_key(key: str) -> bool:
+    """`<bucket>/<name>/<uuid>`: a version this server stored (not `#resumable/...`)."""
+    parts = key.split("/")
+    return len(parts) >= 3 and parts[0] != RESUMABLE_PREFIX and bool(_VERSION.fullmatch(parts[-1]))
 
 
 def _missing(exc: S3Error, key: str) -> Exception:

@@ -16,3 +16,8 @@ export function FormField({ id, label, error, hint, children }: { id: string; la
     </div>
   );
 }
+
+/** The control's side of the link: invalid, and described by the message FormField shows. */
+export function fieldAria(id: string, error: string | undefined): { "aria-invalid": boolean; "aria-describedby": string | undefined } {
+  return { "aria-invalid": !!error, "aria-describedby": error ? `${id}-error` : undefined };
+}

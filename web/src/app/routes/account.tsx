@@ -11,13 +11,14 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
-import { FormField } from "@/components/form-field";
+import { FormField, fieldAria } from "@/components/form-field";
 import { PageContainer, PageSpinner } from "@/components/layout/page-states";
 import { useAuth, useLogout, updatePassword, PasswordInput, newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth";
 import { useUpdateProfile, subscriptionStatus, type ProfileValues } from "@/features/profile";
 import { DevicesCard } from "@/features/sessions";
 import { formatDateFr } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
+import { TextLimitError, tooLong } from "@/lib/text-limits";
 
 export default function Account() {
   useDocumentTitle("Mon compte");
@@ -101,13 +102,17 @@ function InfoTab() {
       </Card>
     );
 
+  // The database's bounds, said while typing; the form is not sent over them.
+  const over = { full_name: tooLong("fullName", values.full_name), country: tooLong("country", values.country), whatsapp_number: tooLong("whatsapp", values.whatsapp_number) };
+  const invalid = Object.values(over).some(Boolean);
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
+    if (invalid) return;
     try {
       await update.mutateAsync(values);
       toast.success("Profil mis à jour avec succès");
-    } catch {
-      toast.error("Erreur lors de la mise à jour du profil");
+    } catch (err) {
+      toast.error("Erreur lors de la mise à jour du profil", { description: err instanceof TextLimitError ? err.message : undefined });
     }
   };
   const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
@@ -123,14 +128,14 @@ function InfoTab() {
           <FormField id="acc-email" label="Email">
             <Input id="acc-email" value={user.email ?? ""} disabled readOnly />
           </FormField>
-          <FormField id="acc-name" label="Nom complet">
-            <Input id="acc-name" value={values.full_name} onChange={set("full_name")} autoComplete="name" />
+          <FormField id="acc-name" label="Nom complet" error={over.full_name}>
+            <Input id="acc-name" value={values.full_name} onChange={set("full_name")} autoComplete="name" {...fieldAria("acc-name", over.full_name)} />
           </FormField>
-          <FormField id="acc-country" label="Pays">
-            <Input id="acc-country" value={values.country} onChange={set("country")} autoComplete="country-name" />
+          <FormField id="acc-country" label="Pays" error={over.country}>
+            <Input id="acc-country" value={values.country} onChange={set("country")} autoComplete="country-name" {...fieldAria("acc-country", over.country)} />
           </FormField>
-          <FormField id="acc-whatsapp" label="Numéro WhatsApp">
-            <Input id="acc-whatsapp" type="tel" value={values.whatsapp_number} onChange={set("whatsapp_number")} />
+          <FormField id="acc-whatsapp" label="Numéro WhatsApp" error={over.whatsapp_number}>
+            <Input id="acc-whatsapp" type="tel" value={values.whatsapp_number} onChange={set("whatsapp_number")} {...fieldAria("acc-whatsapp", over.whatsapp_number)} />
           </FormField>
           <FormField id="acc-level" label="Niveau d'anglais">
             <NativeSelect id="acc-level" value={values.student_role} onChange={set("student_role")}>
@@ -142,7 +147,7 @@ function InfoTab() {
             </NativeSelect>
           </FormField>
           <div className="flex items-end sm:justify-end">
-            <Button type="submit" disabled={saving}>
+            <Button type="submit" disabled={saving || invalid}>
               {saving && <Loader2Icon className="animate-spin" aria-hidden />} Enregistrer
             </Button>
           </div>

@@ -1,7 +1,7 @@
 // The books feature's public entry: what the rest of the app may use.
-export { BOOKS_BUCKET, bookCoverUrl, bookDownloadUrl, hasFullAccess } from "./api/books";
+export { BOOKS_BUCKET, bookCoverUrl, bookDownloadUrl, deleteBook, hasFullAccess } from "./api/books";
 export { BookCover } from "./components/book-cover";
 export { BookDialog, BookStateBadge } from "./components/book-dialog";
 export { bookKeys, useBookShelf, useDeleteBook } from "./hooks/use-books";
-export { bookCardState, coverUrl } from "./lib/book";
+export { bookCardState, COVERS_BUCKET, coverUrl } from "./lib/book";
 export type { BookCardState } from "./lib/book";

@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { textLimitError } from "@/lib/text-limits";
 import { BOOKS_BUCKET } from "@/features/books";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
 import { timestampedName } from "@/features/admin/lib/content-file";
@@ -50,23 +51,7 @@ export async function uploadBook(input: BookInput, progress: ResumableOptions = 
   if (error) {
     await client.storage.from(BOOKS_BUCKET).remove([filePath]);
     if (coverPath) await client.storage.from(COVERS_BUCKET).remove([coverPath]);
-    throw new Error(`Error creating book record: ${error.message}`);
+    throw textLimitError(error) ?? new Error(`Error creating book record: ${error.message}`);
   }
   return { book: data, coverFailed };
-}
-
-/** Access rows, then the PDF, then the cover, then the row; the first three may fail. */
-export async function deleteBookEverywhere(book: Pick<Book, "id" | "file_path" | "cover_url">): Promise<void> {
-  const client = supabase();
-  const steps: Array<() => PromiseLike<{ error: unknown }>> = [
-    () => client.from("user_book_access").delete().eq("book_id", book.id),
-    () => (book.file_path ? client.storage.from(BOOKS_BUCKET).remove([book.file_path]) : Promise.resolve({ error: null })),
-    () => (book.cover_url && !/^https?:/i.test(book.cover_url) ? client.storage.from(COVERS_BUCKET).remove([book.cover_url]) : Promise.resolve({ error: null })),
-  ];
-  for (const step of steps) {
-    const { error } = await step();
-    if (error) console.warn("book deletion step failed", error);
-  }
-  const { error } = await client.from("books").delete().eq("id", book.id);
-  if (error) throw new Error(`Error deleting book: ${error.message}`);
 }

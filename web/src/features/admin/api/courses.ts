@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { textLimitError } from "@/lib/text-limits";
 import type { Course, CourseContent, FileType, Visibility } from "@/types/db";
 import { CONTENT_BUCKET } from "@/features/courses";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
@@ -40,7 +41,7 @@ export async function createCourse(input: CourseInput): Promise<{ course: Course
     .single();
   if (error) {
     if (cover.path) await supabase().storage.from(COVERS_BUCKET).remove([cover.path]);
-    throw new Error(`Failed to create course: ${error.message}`);
+    throw textLimitError(error) ?? new Error(`Failed to create course: ${error.message}`);
   }
   return { course: data, coverFailed: cover.failed };
 }
@@ -54,7 +55,7 @@ export async function updateCourse(course: Course, input: CourseInput): Promise<
     .eq("id", course.id)
     .select()
     .single();
-  if (error) throw new Error(error.message);
+  if (error) throw textLimitError(error) ?? new Error(error.message);
   // The replaced cover is no longer referenced.
   if (cover.path && course.cover_url && !/^https?:/i.test(course.cover_url)) await supabase().storage.from(COVERS_BUCKET).remove([course.cover_url]);
   return { course: data, coverFailed: cover.failed };
@@ -127,14 +128,14 @@ export async function addContent(input: NewContent, existing: CourseContent[], o
     .single();
   if (error) {
     if (filePath) await client.storage.from(CONTENT_BUCKET).remove([filePath]);
-    throw new Error(`Failed to upload content: ${error.message}`);
+    throw textLimitError(error) ?? new Error(`Failed to upload content: ${error.message}`);
   }
   return data;
 }
 
 export async function updateContent(id: string, title: string, description: string): Promise<void> {
   const { error } = await supabase().from("course_content").update({ title: title.trim(), description: description.trim() || null }).eq("id", id);
-  if (error) throw new Error(error.message);
+  if (error) throw textLimitError(error) ?? new Error(error.message);
 }
 
 /** Reads file_path, removes the stored file, deletes the row. */

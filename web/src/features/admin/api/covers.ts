@@ -1,9 +1,9 @@
 import { supabase } from "@/lib/supabase";
 import { resizeCover } from "@/features/admin/lib/resize-cover";
 import { coverFileName } from "@/features/admin/lib/cover-size";
+import { COVERS_BUCKET } from "@/features/books";
 
-/** Book and course covers live in the public covers bucket (books/..., courses/...). */
-export const COVERS_BUCKET = "covers";
+export { COVERS_BUCKET };
 
 /** Compresses (300 px wide JPEG) and stores a cover; returns its object name. */
 export async function uploadCover(folder: "books" | "courses", file: File): Promise<string> {

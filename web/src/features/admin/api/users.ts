@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { textLimitError } from "@/lib/text-limits";
 import type { Profile, ProfileUpdate } from "@/types/db";
 
 /** All profiles, newest first (admin users list). */
@@ -17,7 +18,7 @@ export async function getProfile(userId: string): Promise<Profile | null> {
 async function patchProfile(userId: string, patch: ProfileUpdate): Promise<void> {
   // `count` tells a refused update (no row changed) from a successful one.
   const { error, count } = await supabase().from("profiles").update(patch, { count: "exact" }).eq("id", userId);
-  if (error) throw error;
+  if (error) throw textLimitError(error) ?? error;
   if (count === 0) throw new Error("Aucune ligne modifiée");
 }
 

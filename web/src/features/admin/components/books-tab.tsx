@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
-import { FormField } from "@/components/form-field";
+import { FormField, fieldAria } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
 import { UploadProgressPanel } from "@/components/upload-progress";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
@@ -17,10 +17,12 @@ import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { formatDateFr, formatFileSize } from "@/lib/format";
 import { isCancelledUpload } from "@/lib/resumable-upload";
 import { useUploadTask } from "@/lib/use-upload-task";
+import { tooLong } from "@/lib/text-limits";
 import type { Book } from "@/types/db";
 
 interface BookErrors {
   title?: string;
+  description?: string;
   pages?: string;
   file?: string;
   cover?: string;
@@ -118,6 +120,8 @@ function BookUploadForm() {
     const pageCount = Number.parseInt(pages, 10) || 0;
     const next: BookErrors = {};
     if (!title.trim()) next.title = "Le titre est obligatoire";
+    else if (tooLong("bookTitle", title)) next.title = tooLong("bookTitle", title);
+    if (tooLong("bookDescription", description)) next.description = tooLong("bookDescription", description);
     if (pageCount < 1) next.pages = "Le nombre de pages doit être au moins 1";
     if (!file) next.file = "Veuillez sélectionner un fichier PDF";
     else if (!isPdf(file)) next.file = "Seuls les fichiers PDF sont acceptés";
@@ -141,13 +145,16 @@ function BookUploadForm() {
     }
   };
 
+  // The database's bounds are said while typing, the other rules when the form is sent.
+  const titleError = tooLong("bookTitle", title) ?? errors.title;
+  const descriptionError = tooLong("bookDescription", description);
   return (
     <form ref={formRef} className="grid gap-4" onSubmit={submit} noValidate>
-      <FormField id="book-title" label="Titre" error={errors.title}>
-        <Input id="book-title" value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={!!errors.title} />
+      <FormField id="book-title" label="Titre" error={titleError}>
+        <Input id="book-title" value={title} onChange={(e) => setTitle(e.target.value)} {...fieldAria("book-title", titleError)} />
       </FormField>
-      <FormField id="book-description" label="Description">
-        <Textarea id="book-description" rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <FormField id="book-description" label="Description" error={descriptionError}>
+        <Textarea id="book-description" rows={3} value={description} onChange={(e) => setDescription(e.target.value)} {...fieldAria("book-description", descriptionError)} />
       </FormField>
       <FormField id="book-pages" label="Nombre de pages" error={errors.pages}>
         <Input id="book-pages" type="number" min={1} value={pages} onChange={(e) => setPages(e.target.value)} aria-invalid={!!errors.pages} />

@@ -6,7 +6,7 @@ import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
-import { FormField } from "@/components/form-field";
+import { FormField, fieldAria } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
 import { UploadProgressPanel } from "@/components/upload-progress";
 import { isCancelledUpload } from "@/lib/resumable-upload";
@@ -16,6 +16,7 @@ import { isFileType } from "@/types/db";
 import { chooseFile } from "@/features/admin/lib/content-file";
 import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
 import { errorText } from "@/features/admin/lib/errors";
+import { tooLong } from "@/lib/text-limits";
 import type { CourseContent } from "@/types/db";
 
 type UploadMode = "file" | "embed";
@@ -29,6 +30,7 @@ const TYPES = [
 
 interface Errors {
   title?: string;
+  description?: string;
   type?: string;
   file?: string;
   embed?: string;
@@ -67,11 +69,15 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
   const validate = (): { ok: boolean; embedUrl: string | null } => {
     const next: Errors = {};
     if (title.trim().length < 3) next.title = "Le titre doit contenir au moins 3 caractères";
+    else if (tooLong("contentTitle", title)) next.title = tooLong("contentTitle", title);
+    if (tooLong("contentDescription", description)) next.description = tooLong("contentDescription", description);
     if (!fileType) next.type = "Veuillez sélectionner un type de fichier";
     let embedUrl: string | null = null;
     if (fileType === "video") {
       const check = checkVideoEmbed(embed);
-      if (check.ok) embedUrl = check.url;
+      // What is stored is the normalised URL: the bound applies to it.
+      if (check.ok && tooLong("contentEmbed", check.url)) next.embed = tooLong("contentEmbed", check.url);
+      else if (check.ok) embedUrl = check.url;
       else {
         next.embed = check.message;
         toast.error(embed.trim() ? EMBED_MESSAGES.invalidToast : EMBED_MESSAGES.missing);
@@ -115,6 +121,9 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
       setBusy(false);
     }
   };
+  // The database's bounds on the texts are said while typing, the other rules when the form is sent.
+  const titleError = tooLong("contentTitle", title) ?? errors.title;
+  const descriptionError = tooLong("contentDescription", description);
   return (
     <form className="grid gap-4" onSubmit={submit} noValidate>
       <fieldset className="grid gap-2">
@@ -154,8 +163,8 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
         </FormField>
       )}
       <div className="grid gap-4 sm:grid-cols-2">
-        <FormField id="content-title" label="Titre du contenu" error={errors.title}>
-          <Input id="content-title" value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={!!errors.title} />
+        <FormField id="content-title" label="Titre du contenu" error={titleError}>
+          <Input id="content-title" value={title} onChange={(e) => setTitle(e.target.value)} {...fieldAria("content-title", titleError)} />
         </FormField>
         <FormField id="content-type" label="Type de fichier" error={errors.type}>
           <NativeSelect id="content-type" value={fileType} onChange={(e) => chooseType(e.target.value)} aria-invalid={!!errors.type}>
@@ -168,8 +177,8 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
           </NativeSelect>
         </FormField>
       </div>
-      <FormField id="content-description" label="Description (optionnelle)">
-        <Textarea id="content-description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <FormField id="content-description" label="Description (optionnelle)" error={descriptionError}>
+        <Textarea id="content-description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} {...fieldAria("content-description", descriptionError)} />
       </FormField>
       {task.state && <UploadProgressPanel state={task.state} fileName={file?.name} onCancel={task.cancel} />}
       {failure && (

@@ -16,6 +16,8 @@ import { downloadName } from "@/features/admin/lib/content-file";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { formatFileSize } from "@/lib/format";
 import { startDownload } from "@/lib/download";
+import { tooLong } from "@/lib/text-limits";
+import { LimitNote } from "@/components/limit-note";
 import type { CourseContent } from "@/types/db";
 
 /** The lessons of a course in order, with view/download buttons and the admin menu. */
@@ -146,6 +148,9 @@ function ContentEditRow({ item }: { item: CourseContent }) {
   const update = useUpdateContent();
   const busy = update.isPending;
   const dirty = title !== item.title || description !== (item.description ?? "");
+  // The database's bounds, said while typing.
+  const titleTooLong = tooLong("contentTitle", title);
+  const descriptionTooLong = tooLong("contentDescription", description);
   const save = async () => {
     try {
       await update.mutateAsync({ item, title, description });
@@ -156,10 +161,19 @@ function ContentEditRow({ item }: { item: CourseContent }) {
   };
   return (
     <div className="grid gap-2 rounded-lg border p-3" data-testid="content-edit">
-      <Input aria-label={`Titre de ${item.title}`} value={title} onChange={(e) => setTitle(e.target.value)} />
-      <Textarea aria-label={`Description de ${item.title}`} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <Input aria-label={`Titre de ${item.title}`} value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={!!titleTooLong} aria-describedby={titleTooLong ? `edit-title-${item.id}-error` : undefined} />
+      <LimitNote id={`edit-title-${item.id}-error`} message={titleTooLong} />
+      <Textarea
+        aria-label={`Description de ${item.title}`}
+        rows={2}
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        aria-invalid={!!descriptionTooLong}
+        aria-describedby={descriptionTooLong ? `edit-description-${item.id}-error` : undefined}
+      />
+      <LimitNote id={`edit-description-${item.id}-error`} message={descriptionTooLong} />
       <div>
-        <Button size="sm" disabled={!dirty || !title.trim() || busy} onClick={() => void save()}>
+        <Button size="sm" disabled={!dirty || !title.trim() || !!titleTooLong || !!descriptionTooLong || busy} onClick={() => void save()}>
           Enregistrer
         </Button>
       </div>

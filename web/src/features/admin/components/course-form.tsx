@@ -5,10 +5,11 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { NativeSelect } from "@/components/ui/native-select";
-import { FormField } from "@/components/form-field";
+import { FormField, fieldAria } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
 import { useSaveCourse } from "@/features/admin/hooks/use-courses";
 import { errorText } from "@/features/admin/lib/errors";
+import { tooLong } from "@/lib/text-limits";
 import type { Course, Visibility } from "@/types/db";
 
 export const TITLE_MIN = 3;
@@ -25,6 +26,11 @@ export function CourseForm({ course, idPrefix = "course" }: { course?: Course; i
   const save = useSaveCourse(course);
   const busy = save.isPending;
 
+  // The database's bounds, said while typing.
+  const titleTooLong = tooLong("courseTitle", title);
+  const descriptionTooLong = tooLong("courseDescription", description);
+  const titleError = error ?? titleTooLong;
+
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     if (title.trim().length < TITLE_MIN) {
@@ -32,6 +38,7 @@ export function CourseForm({ course, idPrefix = "course" }: { course?: Course; i
       return;
     }
     setError(undefined);
+    if (titleTooLong || descriptionTooLong) return;
     try {
       const result = await save.mutateAsync({ title, description, visibility, cover });
       if (result.coverFailed) toast.warning("Impossible de télécharger l'image de couverture, mais le cours sera créé.");
@@ -50,11 +57,11 @@ export function CourseForm({ course, idPrefix = "course" }: { course?: Course; i
   const id = (name: string) => `${idPrefix}-${name}`;
   return (
     <form className="grid gap-4" onSubmit={submit} noValidate>
-      <FormField id={id("title")} label="Titre" error={error}>
-        <Input id={id("title")} value={title} onChange={(e) => setTitle(e.target.value)} aria-invalid={!!error} aria-describedby={error ? `${id("title")}-error` : undefined} />
+      <FormField id={id("title")} label="Titre" error={titleError}>
+        <Input id={id("title")} value={title} onChange={(e) => setTitle(e.target.value)} {...fieldAria(id("title"), titleError)} />
       </FormField>
-      <FormField id={id("description")} label="Description (optionnelle)">
-        <Textarea id={id("description")} rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <FormField id={id("description")} label="Description (optionnelle)" error={descriptionTooLong}>
+        <Textarea id={id("description")} rows={3} value={description} onChange={(e) => setDescription(e.target.value)} {...fieldAria(id("description"), descriptionTooLong)} />
       </FormField>
       <div className="grid gap-4 sm:grid-cols-2">
         <FormField id={id("visibility")} label="Visibilité">

@@ -8,7 +8,7 @@ import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from "@/components/ui/dialog";
-import { FormField } from "@/components/form-field";
+import { FormField, fieldAria } from "@/components/form-field";
 import { STUDENT_LEVELS } from "@/features/auth";
 import { subscriptionStatus, type SubscriptionStatus } from "@/features/profile";
 import { useUpdateUser } from "@/features/admin/hooks/use-users";
@@ -16,6 +16,7 @@ import { paymentPatch, toDateInput, userEditPatch } from "@/features/admin/lib/u
 import { errorText } from "@/features/admin/lib/errors";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { formatDateFr } from "@/lib/format";
+import { tooLong } from "@/lib/text-limits";
 import type { Profile } from "@/types/db";
 
 interface DialogProps {
@@ -37,8 +38,13 @@ export function EditUserDialog({ user, onClose }: DialogProps) {
   const busy = update.isPending;
   const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
+  // The database's bounds, said while typing; the form is not sent over them.
+  const over = { full_name: tooLong("fullName", values.full_name), country: tooLong("country", values.country), whatsapp_number: tooLong("whatsapp", values.whatsapp_number) };
+  const invalid = Object.values(over).some(Boolean);
+
   const save = async (e: React.FormEvent) => {
     e.preventDefault();
+    if (invalid) return;
     try {
       await update.mutateAsync(userEditPatch(values));
       toast.success("Succès", { description: "Le profil de l'utilisateur a été mis à jour." });
@@ -56,14 +62,14 @@ export function EditUserDialog({ user, onClose }: DialogProps) {
           <DialogDescription>{user.email}</DialogDescription>
         </DialogHeader>
         <form className="grid gap-4" onSubmit={save}>
-          <FormField id="edit-name" label="Nom complet">
-            <Input id="edit-name" value={values.full_name} onChange={set("full_name")} />
+          <FormField id="edit-name" label="Nom complet" error={over.full_name}>
+            <Input id="edit-name" value={values.full_name} onChange={set("full_name")} {...fieldAria("edit-name", over.full_name)} />
           </FormField>
-          <FormField id="edit-country" label="Pays">
-            <Input id="edit-country" value={values.country} onChange={set("country")} />
+          <FormField id="edit-country" label="Pays" error={over.country}>
+            <Input id="edit-country" value={values.country} onChange={set("country")} {...fieldAria("edit-country", over.country)} />
           </FormField>
-          <FormField id="edit-whatsapp" label="Numéro WhatsApp">
-            <Input id="edit-whatsapp" value={values.whatsapp_number} onChange={set("whatsapp_number")} />
+          <FormField id="edit-whatsapp" label="Numéro WhatsApp" error={over.whatsapp_number}>
+            <Input id="edit-whatsapp" value={values.whatsapp_number} onChange={set("whatsapp_number")} {...fieldAria("edit-whatsapp", over.whatsapp_number)} />
           </FormField>
           <FormField id="edit-level" label="Niveau">
             <NativeSelect id="edit-level" value={values.student_role} onChange={set("student_role")}>
@@ -82,7 +88,7 @@ export function EditUserDialog({ user, onClose }: DialogProps) {
             <Button type="button" variant="outline" onClick={onClose}>
               Annuler
             </Button>
-            <Button type="submit" disabled={busy}>
+            <Button type="submit" disabled={busy || invalid}>
               {busy && <Loader2Icon className="animate-spin" aria-hidden />} Enregistrer
             </Button>
           </DialogFooter>

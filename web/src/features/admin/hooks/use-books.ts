@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { bookKeys } from "@/features/books";
+import { bookKeys, deleteBook } from "@/features/books";
 import { listBooksByTitle } from "@/features/admin/api/access";
-import { deleteBookEverywhere, uploadBook, type BookInput } from "@/features/admin/api/books";
+import { uploadBook, type BookInput } from "@/features/admin/api/books";
 import { ADMIN_STALE_TIME, adminKeys } from "@/features/admin/hooks/keys";
 import { useFailureToast } from "@/features/admin/hooks/use-failure-toast";
 import type { ResumableOptions } from "@/lib/resumable-upload";
@@ -25,11 +25,11 @@ export function useUploadBook() {
   });
 }
 
-/** Removes the book's access rows, files and row. */
+/** Removes the book's access rows, files and row (the one deletion of the books feature). */
 export function useDeleteBookEverywhere() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (book: Book) => deleteBookEverywhere(book),
+    mutationFn: (book: Book) => deleteBook(book),
     onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: bookKeys.all }), queryClient.invalidateQueries({ queryKey: adminKeys.access })]),
   });
 }

@@ -34,6 +34,15 @@ describe("registration validation", () => {
     const r = registerSchema.safeParse({ ...registerDefaults, nom: "Léa", email: "lea@", country: "France", whatsappNumber: "+33 6", password: "secret1", confirmPassword: "secret2" });
     expect(messages(r)).toEqual({ email: "Email invalide", confirmPassword: "Les mots de passe ne correspondent pas" });
   });
+  it("says the database's bounds on the name, country and WhatsApp number", () => {
+    const r = registerSchema.safeParse({ ...registerDefaults, nom: "N".repeat(101), email: "lea@example.fr", country: "P".repeat(101), whatsappNumber: "9".repeat(33), password: "secret", confirmPassword: "secret" });
+    expect(messages(r)).toEqual({
+      nom: "Le nom ne doit pas dépasser 100 caractères.",
+      country: "Le pays ne doit pas dépasser 100 caractères.",
+      whatsappNumber: "Le numéro WhatsApp ne doit pas dépasser 32 caractères.",
+    });
+    expect(registerSchema.safeParse({ ...registerDefaults, nom: "N".repeat(100), email: "lea@example.fr", country: "France", whatsappNumber: "9".repeat(32), password: "secret", confirmPassword: "secret" }).success).toBe(true);
+  });
   it("defaults the student level to debutant and accepts a valid form", () => {
     expect(registerDefaults.studentLevel).toBe("debutant");
     const ok = registerSchema.safeParse({ ...registerDefaults, nom: "Léa", email: "lea@example.fr", country: "France", whatsappNumber: "+33 6", password: "secret", confirmPassword: "secret" });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { limitMessage, tooLong, type TextField } from "@/lib/text-limits";
 
 export const STUDENT_LEVELS = [
   { value: "debutant", label: "Débutant" },
@@ -18,12 +19,15 @@ export const loginSchema = z.object({
 });
 export type LoginValues = z.infer<typeof loginSchema>;
 
+/** A text within the database's bound for the field (the profile keeps it as typed, trimmed). */
+const bounded = (field: TextField) => (v: string) => !tooLong(field, v);
+
 export const registerSchema = z
   .object({
-    nom: z.string().trim().min(1, "Le nom est requis"),
+    nom: z.string().trim().min(1, "Le nom est requis").refine(bounded("fullName"), limitMessage("fullName")),
     email: z.string().trim().min(1, "Email requis").email("Email invalide"),
-    country: z.string().trim().min(1, "Pays requis"),
-    whatsappNumber: z.string().trim().min(1, "Numéro WhatsApp requis"),
+    country: z.string().trim().min(1, "Pays requis").refine(bounded("country"), limitMessage("country")),
+    whatsappNumber: z.string().trim().min(1, "Numéro WhatsApp requis").refine(bounded("whatsapp"), limitMessage("whatsapp")),
     studentLevel: z.enum(["debutant", "intermédiaire", "avancé"]),
     password: z.string().min(PASSWORD_MIN, `Le mot de passe doit contenir au moins ${PASSWORD_MIN} caractères`),
     confirmPassword: z.string().min(1, "Veuillez confirmer votre mot de passe"),

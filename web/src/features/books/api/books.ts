@@ -1,7 +1,7 @@
 import { supabase } from "@/lib/supabase";
 import { appConfig } from "@/config/app";
 import type { Book } from "@/types/db";
-import { coverUrl } from "@/features/books/lib/book";
+import { COVERS_BUCKET, coverUrl } from "@/features/books/lib/book";
 
 export const BOOKS_BUCKET = "books";
 export const SIGNED_URL_SECONDS = 3600;
@@ -51,13 +51,16 @@ export async function bookDownloadUrl(bookId: string): Promise<string> {
   return signed.signedUrl;
 }
 
-/** Access rows, then the PDF, then the cover, then the row; the first three may fail. */
+/**
+ * Access rows, then the PDF (books bucket), then the cover (covers bucket: it used to be asked
+ * of the books bucket, where it never is), then the row; the first three may fail.
+ */
 export async function deleteBook(book: Pick<Book, "id" | "file_path" | "cover_url">): Promise<void> {
   const client = supabase();
   const steps: Array<() => PromiseLike<{ error: unknown }>> = [
     () => client.from("user_book_access").delete().eq("book_id", book.id),
     () => (book.file_path ? client.storage.from(BOOKS_BUCKET).remove([book.file_path]) : Promise.resolve({ error: null })),
-    () => (book.cover_url && !/^https?:/i.test(book.cover_url) ? client.storage.from(BOOKS_BUCKET).remove([book.cover_url]) : Promise.resolve({ error: null })),
+    () => (book.cover_url && !/^https?:/i.test(book.cover_url) ? client.storage.from(COVERS_BUCKET).remove([book.cover_url]) : Promise.resolve({ error: null })),
   ];
   for (const step of steps) {
     const { error } = await step();

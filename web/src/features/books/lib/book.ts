@@ -5,8 +5,11 @@ export function bookCardState(signedIn: boolean, hasAccess: boolean): BookCardSt
   return hasAccess ? "downloadable" : "restricted";
 }
 
+/** Book and course covers live in the public covers bucket (books/..., courses/...), never with the PDFs. */
+export const COVERS_BUCKET = "covers";
+
 /** Covers (books/..., courses/...) come from the public covers bucket unless already a full URL. */
-export function coverUrl(baseUrl: string, cover: string | null | undefined, bucket = "covers"): string | null {
+export function coverUrl(baseUrl: string, cover: string | null | undefined, bucket = COVERS_BUCKET): string | null {
   if (!cover) return null;
   if (/^https?:\/\//i.test(cover)) return cover;
   const path = cover.replace(/^\/+/, "").split("/").map(encodeURIComponent).join("/");

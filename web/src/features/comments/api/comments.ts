@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { textLimitError } from "@/lib/text-limits";
 import type { CommentRow, ReplyRow, Role } from "@/types/db";
 
 export interface Author {
@@ -39,12 +40,12 @@ export async function listComments(contentId: string): Promise<CommentView[]> {
 
 export async function postComment(userId: string, contentId: string, content: string): Promise<void> {
   const { error } = await supabase().from("content_comments").insert({ content: content.trim(), user_id: userId, content_id: contentId });
-  if (error) throw new Error("Failed to post comment");
+  if (error) throw textLimitError(error) ?? new Error("Failed to post comment");
 }
 
 export async function postReply(userId: string, commentId: string, content: string): Promise<void> {
   const { error } = await supabase().from("comment_replies").insert({ content: content.trim(), user_id: userId, comment_id: commentId });
-  if (error) throw new Error("Failed to post reply");
+  if (error) throw textLimitError(error) ?? new Error("Failed to post reply");
 }
 
 export async function deleteComment(id: string): Promise<void> {

@@ -10,6 +10,8 @@ import type { Author } from "@/features/comments/api/comments";
 import { useComments, useDeleteEntry, usePostComment, usePostReply } from "@/features/comments/hooks/use-comments";
 import { formatDateTimeFr } from "@/lib/format";
 import { useErrorToast } from "@/lib/use-error-toast";
+import { tooLong } from "@/lib/text-limits";
+import { LimitNote } from "@/components/limit-note";
 
 export function CommentsPanel({ contentId }: { contentId: string }) {
   const { user, isAdmin } = useAuth();
@@ -23,9 +25,11 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
   const [replyTo, setReplyTo] = React.useState<string | null>(null);
   useErrorToast(query.error, "Failed to load comments");
 
+  const overLimit = tooLong("comment", text);
+
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    if (!user || !text.trim() || posting) return;
+    if (!user || !text.trim() || overLimit || posting) return;
     try {
       await post.mutateAsync(text);
       setText("");
@@ -103,8 +107,17 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
             <label htmlFor={`comment-${contentId}`} className="sr-only">
               Votre commentaire
             </label>
-            <Textarea id={`comment-${contentId}`} value={text} onChange={(e) => setText(e.target.value)} placeholder="Écrire un commentaire..." rows={2} />
-            <Button type="submit" size="sm" className="self-end" disabled={!text.trim() || posting}>
+            <Textarea
+              id={`comment-${contentId}`}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              placeholder="Écrire un commentaire..."
+              rows={2}
+              aria-invalid={!!overLimit}
+              aria-describedby={overLimit ? `comment-${contentId}-error` : undefined}
+            />
+            <LimitNote id={`comment-${contentId}-error`} message={overLimit} />
+            <Button type="submit" size="sm" className="self-end" disabled={!text.trim() || !!overLimit || posting}>
               {posting ? <Loader2Icon className="animate-spin" aria-hidden /> : <SendIcon aria-hidden />} Publier
             </Button>
           </form>
@@ -154,9 +167,10 @@ function ReplyForm({ contentId, commentId, userId, onDone }: { contentId: string
   const [text, setText] = React.useState("");
   const reply = usePostReply(userId, contentId, commentId);
   const busy = reply.isPending;
+  const overLimit = tooLong("reply", text);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    if (!text.trim() || busy) return;
+    if (!text.trim() || overLimit || busy) return;
     try {
       await reply.mutateAsync(text);
       toast.success("Reply posted successfully");
@@ -171,8 +185,21 @@ function ReplyForm({ contentId, commentId, userId, onDone }: { contentId: string
       <label htmlFor={`reply-${commentId}`} className="sr-only">
         Votre réponse
       </label>
-      <Textarea id={`reply-${commentId}`} value={text} onChange={(e) => setText(e.target.value)} placeholder="Écrire une réponse..." rows={1} className="min-h-9" autoFocus />
-      <Button type="submit" size="sm" disabled={!text.trim() || busy}>
+      <div className="flex min-w-0 flex-1 flex-col gap-1">
+        <Textarea
+          id={`reply-${commentId}`}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="Écrire une réponse..."
+          rows={1}
+          className="min-h-9"
+          autoFocus
+          aria-invalid={!!overLimit}
+          aria-describedby={overLimit ? `reply-${commentId}-error` : undefined}
+        />
+        <LimitNote id={`reply-${commentId}-error`} message={overLimit} />
+      </div>
+      <Button type="submit" size="sm" disabled={!text.trim() || !!overLimit || busy}>
         Répondre
       </Button>
     </form>

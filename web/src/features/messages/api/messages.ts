@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { textLimitError } from "@/lib/text-limits";
 import { getContactAdmin } from "@/features/contact";
 import type { MessageChange, UnreadMessage } from "@/features/messages/lib/changes";
 import type { PrivateMessage } from "@/types/db";
@@ -77,7 +78,7 @@ export async function markRead(ids: string[]): Promise<void> {
 /** Sends a message; returns the stored row. */
 export async function sendMessage(senderId: string, recipientId: string, content: string): Promise<PrivateMessage> {
   const { data, error } = await supabase().from("private_messages").insert({ sender_id: senderId, recipient_id: recipientId, content: content.trim() }).select().single();
-  if (error || !data) throw new Error("Failed to send message");
+  if (error || !data) throw textLimitError(error) ?? new Error("Failed to send message");
   return data;
 }
 

@@ -8,6 +8,8 @@ import { useConversation, useDeleteMessage, useSendMessage } from "@/features/me
 import { formatDateTimeFr } from "@/lib/format";
 import { useErrorToast } from "@/lib/use-error-toast";
 import { cn } from "@/lib/utils";
+import { tooLong } from "@/lib/text-limits";
+import { LimitNote } from "@/components/limit-note";
 import type { PrivateMessage } from "@/types/db";
 
 /** One conversation: 400 px message list, read marking on open, send and delete. */
@@ -28,14 +30,17 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
     if (el) el.scrollTop = el.scrollHeight;
   }, [messages]);
 
+  const overLimit = tooLong("message", text);
+
   const send = async (e: React.FormEvent) => {
     e.preventDefault();
-    if (!text.trim() || sending) return;
+    if (!text.trim() || overLimit || sending) return;
     try {
       await sendMutation.mutateAsync(text);
       setText("");
-    } catch {
-      toast.error("Failed to send message");
+    } catch (err) {
+      // The API's message: the bound's French one when the database refused the length.
+      toast.error(err instanceof Error ? err.message : "Failed to send message");
     }
   };
 
@@ -87,27 +92,32 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
           );
         })}
       </div>
-      <form onSubmit={send} className="flex items-end gap-2 border-t p-3">
-        <label htmlFor="message-input" className="sr-only">
-          Votre message
-        </label>
-        <Textarea
-          id="message-input"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          placeholder="Écrire un message..."
-          rows={1}
-          className="max-h-32 min-h-10"
-          onKeyDown={(e) => {
-            if (e.key === "Enter" && !e.shiftKey) {
-              e.preventDefault();
-              void send(e);
-            }
-          }}
-        />
-        <Button type="submit" size="icon" className="size-10 shrink-0" disabled={!text.trim() || sending} aria-label="Envoyer">
-          {sending ? <Loader2Icon className="animate-spin" aria-hidden /> : <SendIcon aria-hidden />}
-        </Button>
+      <form onSubmit={send} className="flex flex-col gap-1 border-t p-3">
+        <div className="flex items-end gap-2">
+          <label htmlFor="message-input" className="sr-only">
+            Votre message
+          </label>
+          <Textarea
+            id="message-input"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="Écrire un message..."
+            rows={1}
+            className="max-h-32 min-h-10"
+            aria-invalid={!!overLimit}
+            aria-describedby={overLimit ? "message-input-error" : undefined}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey) {
+                e.preventDefault();
+                void send(e);
+              }
+            }}
+          />
+          <Button type="submit" size="icon" className="size-10 shrink-0" disabled={!text.trim() || !!overLimit || sending} aria-label="Envoyer">
+            {sending ? <Loader2Icon className="animate-spin" aria-hidden /> : <SendIcon aria-hidden />}
+          </Button>
+        </div>
+        <LimitNote id="message-input-error" message={overLimit} />
       </form>
     </div>
   );
