@@ -244,6 +244,7 @@ SETTINGS: dict[str, Setting] = {
     "tus_max_uploads_per_caller": Setting("TUS_MAX_UPLOADS_PER_CALLER", "100", "Resumable uploads one caller (a user, else a role and address; service_role is not bounded) may have in progress; more: 429 SlowDown (0: no bound)"),
     "storage_orphan_grace_ms": Setting("STORAGE_ORPHAN_GRACE_MS", "86400000", "Stored bytes no object row points to (left by a process killed mid-upload) are removed once older than this, in milliseconds (a day; at least 1000)"),
     "log_level": Setting("SUPALITE_LOG_LEVEL", "info", "Log level"),
+    "web_dist": Setting("SUPALITE_WEB_DIST", "", "The built web app served at /. Empty: web/dist in the project dir"),
     "functions_dir": Setting("SUPALITE_FUNCTIONS_DIR", "", "Edge Functions, a folder each (<name>/index.ts). Empty: supabase/functions in the project dir"),
     "functions_wall_clock": Setting("SUPALITE_FUNCTIONS_WALL_CLOCK", "400", "Seconds an Edge Function invocation may run before 546 WORKER_LIMIT"),
     "functions_memory_mb": Setting("SUPALITE_FUNCTIONS_MEMORY_MB", "256", "Heap of an Edge Function's process, in MB (546 WORKER_LIMIT beyond)"),
@@ -293,6 +294,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "data_dir": lambda v: Path(v).expanduser().resolve(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
     "functions_dir": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
+    "web_dist": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
     "functions_wall_clock": float, "functions_memory_mb": int, "functions_verify_jwt": _bool,
     "functions_env_file": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
     "realtime_max_channels_per_client": int, "realtime_max_joins_per_second": int,
@@ -405,6 +407,7 @@ class Settings:
     tus_max_uploads_per_caller: int = 100
     storage_orphan_grace_ms: int = 86_400_000
     functions_dir: Path | None = None  # None: <project_dir>/supabase/functions
+    web_dist: Path | None = None  # None: <project_dir>/web/dist
     functions_wall_clock: float = 400.0  # seconds
     functions_memory_mb: int = 256
     functions_env_file: Path | None = None

@@ -18,7 +18,7 @@ _NOT_BUILT = "<!doctype html><title>supalite</title><p>The web app is not built 
 
 
 def build(ctx: AppContext) -> Starlette:
-    dist = (ctx.settings.project_dir / "web" / "dist").resolve()
+    dist = (ctx.settings.web_dist or ctx.settings.project_dir / "web" / "dist").resolve()
     runtime_config = {"supabaseUrl": ctx.settings.api_url, "supabaseAnonKey": anon_key(ctx.settings)}
 
     async def config_js(request: Request) -> Response:

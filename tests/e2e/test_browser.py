@@ -3,6 +3,7 @@ playwright-core) against a real `supalite serve --seed` with the two-device limi
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -29,11 +30,16 @@ pytestmark = [
 ]
 
 
+# E2E_WEB_DIST: a build of the app elsewhere than web/dist (`vite build --outDir`), so that
+# parallel work on the app does not share one build.
+WEB_DIST = Path(os.environ.get("E2E_WEB_DIST") or WEB / "dist")
+
+
 @pytest.fixture(scope="module")
 def seeded_server(database_url: str) -> Iterator[harness.LiveServer]:
-    if not (WEB / "dist" / "index.html").is_file() or not (WEB / "node_modules" / "playwright-core").is_dir():
+    if not (WEB_DIST / "index.html").is_file() or not (WEB / "node_modules" / "playwright-core").is_dir():
         pytest.fail("the web app is not built: run `make test` (it builds web/)")
-    server = harness.start_server(database_url, args=["--seed"], extra_env=E2E_ENV,
+    server = harness.start_server(database_url, args=["--seed"], extra_env=dict(E2E_ENV, SUPALITE_WEB_DIST=str(WEB_DIST)),
                                   data_dir=harness.scratch_dir("supalite-e2e-"))
     try:
         yield server
