@@ -21,6 +21,7 @@ RUN pip install --no-cache-dir .
 COPY migrations ./migrations
 COPY policies ./policies
 COPY storage ./storage
+COPY mail ./mail
 COPY alembic.ini ./
 # The server serves $SUPALITE_PROJECT_DIR/web/dist at `/`.
 COPY --from=web /web/dist ./web/dist

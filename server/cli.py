@@ -69,6 +69,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from uvicorn.config import STARTUP_FAILURE
 
     from server.auth.jwt import anon_key
+    from server.auth.mail import check_templates as check_mail_templates
     from server.auth.mail import startup_line as mail_startup_line
     from server.db.database import owner_database, session_url
     from server.db.project import migrate
@@ -76,6 +77,7 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
     from server.workers import run_workers
 
     print_project_warnings(settings)
+    check_mail_templates(settings)  # a bad template stops the start, never a send
     check_bind_allowed(settings)
     check_port_free(settings.host, settings.port)
     # SIGTERM unwinds like Ctrl-C, so the embedded PostgreSQL is stopped on the way out.

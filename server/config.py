@@ -138,6 +138,9 @@ class Setting:
     help: str
 
 
+# Auth mail template types, as the Supabase CLI's [auth.email.template.<type>] (server.auth.mail_templates).
+_MAIL_TYPES = ("invite", "confirmation", "recovery", "magic_link", "email_change", "reauthentication")
+
 # name -> (environment variable, default as text, description). The README table is
 # generated from this list (`supalite config`), so it stays the single source.
 SETTINGS: dict[str, Setting] = {
@@ -228,6 +231,9 @@ SETTINGS: dict[str, Setting] = {
     "ios_bundle_id": Setting("GOTRUE_EXTERNAL_IOS_BUNDLE_ID", "", "An iOS app's bundle id, also accepted as the audience of Apple ID tokens"),
     "oauth_server_enabled": Setting("GOTRUE_OAUTH_SERVER_ENABLED", "false", "OAuth 2.1 server: /admin/oauth/clients"),
     "oauth_server_allow_dynamic_registration": Setting("GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", "false", "OAuth 2.1 dynamic client registration: anyone may POST /oauth/clients/register (rate limited per client)"),
+    "mail_templates_dir": Setting("SUPALITE_MAIL_TEMPLATES_DIR", "mail", "Auth mail templates: <type>.html (invite, confirmation, recovery, magic_link, email_change, reauthentication; Go templates over GoTrue's variables) and their subjects in subjects.toml. Relative: to the project dir. A type it lacks keeps GoTrue's mail"),
+    **{f"mailer_subjects_{kind}": Setting(f"GOTRUE_MAILER_SUBJECTS_{kind.upper()}", "", f"Subject of the {kind} mail. Empty: the mail templates folder's, else GoTrue's") for kind in _MAIL_TYPES},
+    **{f"mailer_templates_{kind}": Setting(f"GOTRUE_MAILER_TEMPLATES_{kind.upper()}", "", f"The {kind} mail's HTML template: an http(s) URL (fetched at start, as GoTrue) or a file (relative: to the project dir). Empty: the mail templates folder's, else GoTrue's") for kind in _MAIL_TYPES},
     "smtp_url": Setting("SUPALITE_SMTP_URL", "", "smtp://user:pass@host:port to send mail; empty: the dev inbox at /inbox on a dev server, no mail otherwise"),
     "storage_backend": Setting("STORAGE_BACKEND", "file", "file or s3"),
     "storage_s3_endpoint": Setting("STORAGE_S3_ENDPOINT", "", "S3/MinIO endpoint URL"),
@@ -292,6 +298,7 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "oauth_server_allow_dynamic_registration": _bool,
     "db_max_rows": lambda v: int(v) if v.strip() else None,
     "data_dir": lambda v: Path(v).expanduser().resolve(),
+    "mail_templates_dir": lambda v: Path(v).expanduser(),
     "project_dir": lambda v: Path(v).expanduser().resolve(),
     "functions_dir": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
     "web_dist": lambda v: Path(v).expanduser().resolve() if v.strip() else None,
@@ -393,6 +400,19 @@ class Settings:
     ios_bundle_id: str = ""
     oauth_server_enabled: bool = False
     oauth_server_allow_dynamic_registration: bool = False
+    mail_templates_dir: Path = Path("mail")  # relative: to project_dir
+    mailer_subjects_invite: str = ""
+    mailer_subjects_confirmation: str = ""
+    mailer_subjects_recovery: str = ""
+    mailer_subjects_magic_link: str = ""
+    mailer_subjects_email_change: str = ""
+    mailer_subjects_reauthentication: str = ""
+    mailer_templates_invite: str = ""
+    mailer_templates_confirmation: str = ""
+    mailer_templates_recovery: str = ""
+    mailer_templates_magic_link: str = ""
+    mailer_templates_email_change: str = ""
+    mailer_templates_reauthentication: str = ""
     smtp_url: str = ""
     storage_backend: str = "file"
     storage_s3_endpoint: str = ""
@@ -535,7 +555,8 @@ def section_of(setting: Setting) -> str:
     env = setting.env
     if env.startswith(("PGRST_", "SUPALITE_REST_")):
         return "REST (PostgREST)"
-    if env.startswith(("GOTRUE_", "SUPALITE_AUTH_")) or env in ("SUPALITE_RATE_LIMITS", "SUPALITE_SMTP_URL"):
+    if env.startswith(("GOTRUE_", "SUPALITE_AUTH_")) or env in ("SUPALITE_RATE_LIMITS", "SUPALITE_SMTP_URL",
+                                                                   "SUPALITE_MAIL_TEMPLATES_DIR"):
         return "Auth (GoTrue)"
     if env.startswith(("STORAGE_", "TUS_")) or env == "SUPALITE_FILE_SIZE_LIMIT":
         return "Storage"

@@ -37,7 +37,7 @@ async def send_invite(svc: AuthService, conn: AsyncConnection, user_id: Any, ema
                        " where id = %s", [hashed, user_id])
     await save_one_time_token(conn, user_id, "confirmation_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="invite", otp=otp,
-                    link=mail.verify_link(svc.ctx, hashed, "invite", redirect_to))
+                    link=mail.verify_link(svc.ctx, hashed, "invite", redirect_to), user_id=user_id)
 
 
 async def invite(svc: AuthService, request: Request) -> Response:

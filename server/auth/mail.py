@@ -1,4 +1,6 @@
-"""Auth mails (confirmation, recovery, magic link, email change, invite).
+"""Auth mails (confirmation, recovery, magic link, email change, invite, reauthentication).
+
+Their subjects and bodies are GoTrue's templates, or a project's (server.auth.mail_templates).
 
 Each mail carries a 6-digit code and a link to GET /auth/v1/verify; the user row keeps only
 the token hash (sha224 of email + code, as GoTrue stores it). Mails go to the SMTP server of
@@ -12,37 +14,25 @@ and sign-ins that need no mail (password, anonymous, admin-created users) work a
 from __future__ import annotations
 
 import hashlib
-import html
 import secrets
 import smtplib
+import sys
 from email.message import EmailMessage
-from urllib.parse import quote, unquote, urlencode, urlsplit
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 import anyio
 from psycopg import AsyncConnection
 
 from server.auth import error_codes as codes
-from server.auth import redirects
+from server.auth import mail_templates, redirects
 from server.auth.errors import bad_request
+from server.auth.mail_templates import MailTemplates
 from server.config import Settings
 from server.context import AppContext
 
 OTP_LENGTH = 6
 OTP_EXPIRY_SECONDS = 3600
-
-_TEMPLATES = {
-    # kind: (subject, heading, sentence, link text)
-    "signup": ("Confirm Your Signup", "Confirm your signup", "Follow this link to confirm your user:", "Confirm your mail"),
-    "recovery": ("Reset Your Password", "Reset Password", "Follow this link to reset the password for your user:", "Reset Password"),
-    "magiclink": ("Your Magic Link", "Magic Link", "Follow this link to login:", "Log In"),
-    "email_change": ("Confirm Email Change", "Confirm Change of Email",
-                     "Follow this link to confirm the update of your email:", "Change Email"),
-    "invite": ("You have been invited", "You have been invited",
-               "You have been invited to create a user. Follow this link to accept the invite:", "Accept the invite"),
-    # GoTrue's reauthentication mail carries only the code (no link).
-    "reauthentication": ("Confirm reauthentication", "Confirm reauthentication", "Enter the code:", ""),
-}
-
 
 def inbox_enabled(settings: Settings) -> bool:
     """The dev inbox exists only on a dev server without SMTP: elsewhere anyone could read the
@@ -101,22 +91,48 @@ def verify_link(ctx: AppContext, hashed: str, kind: str, redirect_to: str) -> st
     return f"{ctx.settings.api_url}/auth/v1/verify?{query}"
 
 
-def render(kind: str, otp: str, link: str) -> tuple[str, str, str]:
-    subject, heading, sentence, link_text = _TEMPLATES[kind]
-    if not link:
-        return subject, f"{heading}\n\n{sentence} {otp}\n", (
-            f"<h2>{html.escape(heading)}</h2><p>{html.escape(sentence)} {html.escape(otp)}</p>")
-    text = f"{heading}\n\n{sentence}\n{link}\n\nAlternatively, enter the code: {otp}\n"
-    body = (f"<h2>{html.escape(heading)}</h2><p>{html.escape(sentence)}</p>"
-            f'<p><a href="{html.escape(link)}">{html.escape(link_text)}</a></p>'
-            f"<p>Alternatively, enter the code: {html.escape(otp)}</p>")
-    return subject, text, body
+def templates(settings: Settings) -> MailTemplates:
+    """The server's mail templates, read once per process (`check_templates` read them at start)."""
+    key = (*(getattr(settings, name) for name in _TEMPLATE_SETTINGS), settings.project_dir)
+    found = _loaded.get(key)
+    if found is None:
+        found = _loaded[key] = mail_templates.load(settings)
+    return found
 
 
-async def send(ctx: AppContext, conn: AsyncConnection, *, to: str, kind: str, otp: str, link: str) -> None:
+_TEMPLATE_SETTINGS = ("mail_templates_dir", *(f"mailer_{part}_{kind}" for part in ("subjects", "templates")
+                                                for kind in mail_templates.TYPES))
+_loaded: dict[tuple[object, ...], MailTemplates] = {}
+
+
+def check_templates(settings: Settings) -> None:
+    """At `supalite serve`: every template read and parsed (ConfigError otherwise); warnings said."""
+    for line in templates(settings).warnings:
+        print(f"supalite: warning: {line}", file=sys.stderr, flush=True)
+
+
+def render(ctx: AppContext, kind: str, data: dict[str, Any]) -> tuple[str, str, str]:
+    """(subject, text, html) of a mail of `kind` (signup, recovery, magiclink, ...)."""
+    return templates(ctx.settings).render(kind, data)
+
+
+async def _template_data(ctx: AppContext, conn: AsyncConnection, user_id: Any, otp: str, link: str) -> dict[str, Any]:
+    """GoTrue's template variables: the link's token and redirect, the user's addresses and metadata."""
+    query = parse_qs(urlsplit(link).query)
+    cur = await conn.execute("select email, email_change, raw_user_meta_data from auth.users where id = %s", [user_id])
+    row = await cur.fetchone()
+    email, new_email, data = row if row is not None else ("", "", {})
+    return {"SiteURL": site_url(ctx), "ConfirmationURL": link, "Email": email or "", "NewEmail": new_email or "",
+            "Token": otp, "TokenHash": query.get("token", [""])[0], "RedirectTo": query.get("redirect_to", [""])[0],
+            "Data": data or {}}
+
+
+async def send(ctx: AppContext, conn: AsyncConnection, *, to: str, kind: str, otp: str, link: str,
+               user_id: Any) -> None:
     """Deliver an auth mail (inside the caller's transaction, so a failed request sends nothing)."""
     require_delivery(ctx, to)
-    subject, text, body = render(kind, otp, link)
+    templates_ = await anyio.to_thread.run_sync(templates, ctx.settings)  # a URL template is fetched once
+    subject, text, body = templates_.render(kind, await _template_data(ctx, conn, user_id, otp, link))
     if ctx.settings.smtp_url:
         await anyio.to_thread.run_sync(_smtp_send, ctx.settings.smtp_url, to, subject, text, body)
         return

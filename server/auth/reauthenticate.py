@@ -58,7 +58,7 @@ async def reauthenticate(svc: AuthService, request: Request) -> Response:
         await conn.execute("update auth.users set reauthentication_token = %s, reauthentication_sent_at = now()"
                            " where id = %s", [hashed, user["id"]])
         await save_one_time_token(conn, user["id"], TOKEN_TYPE, hashed, email)
-        await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="")
+        await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="", user_id=user["id"])
         return {}
 
     return json_response(request, await in_transaction(ctx, work, "Error sending reauthentication code"))

@@ -105,7 +105,7 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, user_id: An
                        [hashed, user_id])
     await save_one_time_token(conn, user_id, "confirmation_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="signup", otp=otp,
-                    link=mail.verify_link(svc.ctx, hashed, "signup", redirect_to))
+                    link=mail.verify_link(svc.ctx, hashed, "signup", redirect_to), user_id=user_id)
 
 
 async def _anonymous(svc: AuthService, request: Request, data: dict[str, Any]) -> Response:

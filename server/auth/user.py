@@ -123,7 +123,7 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, caller: Caller,
                        " email_change_sent_at = now() where id = %s", [email, hashed, caller.user["id"]])
     await save_one_time_token(conn, caller.user["id"], "email_change_token_new", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=otp,
-                    link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to))
+                    link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to), user_id=caller.user["id"])
 
 
 async def apply_email_change(conn: AsyncConnection, user: UserRow, email: str) -> None:

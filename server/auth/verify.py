@@ -57,7 +57,7 @@ async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, 
                        [hashed, user["id"]])
     await save_one_time_token(conn, user["id"], "recovery_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind=kind, otp=otp,
-                    link=mail.verify_link(svc.ctx, hashed, kind, redirect_to))
+                    link=mail.verify_link(svc.ctx, hashed, kind, redirect_to), user_id=user["id"])
 
 
 def _redirect(svc: AuthService, request: Request, body_value: str | None = None) -> str:
@@ -162,7 +162,7 @@ async def resend(svc: AuthService, request: Request) -> Response:
             await conn.execute("update auth.users set email_change_token_new = %s, email_change_sent_at = now()"
                                " where id = %s", [hashed, user["id"]])
             await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=code,
-                            link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to))
+                            link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to), user_id=user["id"])
 
     await in_transaction(svc.ctx, work, "Database error resending mail")
     return json_response(request, {})

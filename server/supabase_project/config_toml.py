@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from server.auth.mail_templates import TYPES as MAIL_TYPES
 from server.config import ConfigError, go_duration, read_dotenv
 from server.supabase_project.layout import SupabaseProject, find_project
 
@@ -573,11 +574,12 @@ def _auth_email(email: _Table) -> bool:
     email.unsupported("double_confirm_changes",
                       why="an e-mail change is confirmed by the new address only, whatever this says")
     email.unsupported("otp_length", "otp_expiry")
-    for kind in ("template", "notification"):
-        for name, section in email.tables(kind).items():
-            if kind == "template" or section.enabled(default=False):
-                reader.warn(f"[auth.email.{kind}.{name}]: supalite sends its own mails (GoTrue's texts), ignored")
-            section.seen.update(section.data)
+    for name, section in email.tables("template").items():
+        _email_template(name, section)
+    for name, section in email.tables("notification").items():
+        if section.enabled(default=False):
+            reader.warn(f"[auth.email.notification.{name}]: supalite sends no notification mails, ignored")
+        section.seen.update(section.data)
     smtp = email.table("smtp")
     # The CLI: a [auth.email.smtp] table without `enabled` is enabled.
     enabled = bool(smtp.data) and smtp.enabled(default=True)
@@ -595,6 +597,26 @@ def _auth_email(email: _Table) -> bool:
     smtp.finish()
     email.finish()
     return enabled
+
+
+def _email_template(name: str, section: _Table) -> None:
+    """[auth.email.template.<type>]: `subject` and `content_path` -> GOTRUE_MAILER_SUBJECTS_<TYPE>,
+    GOTRUE_MAILER_TEMPLATES_<TYPE>. As the CLI, content_path is relative to the folder holding
+    supabase/ (its "only email template is relative to repo directory") and must exist."""
+    reader = section.reader
+    if name not in MAIL_TYPES:
+        reader.warn(f"[auth.email.template.{name}]: not a mail template type ({', '.join(MAIL_TYPES)}), ignored")
+        section.seen.update(section.data)
+        return
+    if section.given("subject"):
+        reader.set(f"GOTRUE_MAILER_SUBJECTS_{name.upper()}", section.string("subject"))
+    if content_path := section.string("content_path"):
+        path = reader.project.root / content_path
+        if not path.is_file():
+            raise ConfigError(f"[auth.email.template.{name}] content_path: no such file {path}")
+        reader.set(f"GOTRUE_MAILER_TEMPLATES_{name.upper()}", path)
+    section.unsupported("content", why="only content_path is read from config.toml (as the CLI), ignored")
+    section.finish()
 
 
 def _auth_sms(sms: _Table) -> None:

@@ -26,6 +26,7 @@ def server(database_url: str) -> Iterator[harness.LiveServer]:
     keys_file.write_text(json.dumps([jwk]))
     with auth_server(database_url, {
         "GOTRUE_MAILER_AUTOCONFIRM": "false", "SUPALITE_JWT_KEYS_FILE": str(keys_file), "GOTRUE_SITE_URL": SITE,
+        "SUPALITE_MAIL_TEMPLATES_DIR": str(harness.scratch_dir("supalite-mail-")),  # GoTrue's own mails
     }) as server:
         yield server
 

@@ -22,6 +22,7 @@ def server(database_url: str) -> Iterator[harness.LiveServer]:
     with auth_server(database_url, {
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
         "GOTRUE_SMS_TEST_OTP": f"{TEST_PHONE}:{TEST_CODE}",
+        "SUPALITE_MAIL_TEMPLATES_DIR": str(harness.scratch_dir("supalite-mail-")),  # GoTrue's own mails
     }) as server:
         yield server
 

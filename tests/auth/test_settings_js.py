@@ -25,6 +25,7 @@ def servers(database_url: str) -> Iterator[tuple[harness.LiveServer, harness.Liv
         "GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789",
         "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
         "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "false",
+        "SUPALITE_MAIL_TEMPLATES_DIR": str(harness.scratch_dir("supalite-mail-")),  # GoTrue's own mails
     }) as main, auth_server(database_url, {"GOTRUE_DISABLE_SIGNUP": "true"}) as closed:
         yield main, closed
 

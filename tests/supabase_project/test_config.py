@@ -447,7 +447,6 @@ def test_unsupported_keys_are_said_once_each_unless_left_at_the_template_value_o
         "[db.settings] statement_timeout: not supported by supalite, ignored",
         "[auth] enable_refresh_token_rotation: not supported by supalite, ignored",
         "[auth.email] otp_expiry: not supported by supalite, ignored",
-        "[auth.email.template.invite]: supalite sends its own mails (GoTrue's texts), ignored",
         "[auth.hook.custom_access_token]: only an http(s) send_sms hook is supported, ignored",
         "[auth.external.github]: supalite signs in with OpenID Connect providers only: set url to the provider's issuer",
         "[auth.captcha]: captcha is not checked by supalite, ignored",

@@ -38,6 +38,9 @@ HONOURED: dict[str, tuple[Any, str, dict[str, Any]]] = {
     "auth.additional_redirect_urls": (["http://localhost:5173/**"], "uri_allow_list", {}),
     "auth.jwt_expiry": (600, "jwt_expiry", {}),
     "auth.enable_signup": (False, "disable_signup", {}),
+    "auth.email.template.invite.subject": ("Join us", "mailer_subjects_invite", {}),
+    # relative to the folder holding supabase/, as the CLI; the file must exist
+    "auth.email.template.invite.content_path": (str(Path(__file__).resolve()), "mailer_templates_invite", {}),
     "auth.enable_anonymous_sign_ins": (True, "anonymous_users_enabled", {}),
     "auth.enable_manual_linking": (True, "manual_linking_enabled", {}),
     "auth.minimum_password_length": (12, "password_min_length", {}),
@@ -130,7 +133,7 @@ WARNED: dict[str, tuple[Any, dict[str, Any]]] = {
     "auth.email.double_confirm_changes": (False, {}),
     "auth.email.otp_length": (8, {}),
     "auth.email.otp_expiry": (600, {}),
-    **{f"auth.email.template.invite.{key}": ("x", {}) for key in _TEMPLATE_FIELDS},
+    "auth.email.template.invite.content": ("x", {}),  # only content_path is read from config.toml
     **_table_keys("auth.email.notification.password_changed", _TEMPLATE_FIELDS),
     "auth.email.smtp.admin_email": ("ops@example.test", SMTP),
     "auth.email.smtp.sender_name": ("Ops", SMTP),

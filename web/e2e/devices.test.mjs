@@ -3,7 +3,7 @@
 // user in. An ended device says who ended it at its next status check (every 30 s, and on load).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BASE_URL, apiSession, latestMailLink, newAccount, newPage, pageAccessToken, refreshPageSession, uniqueEmail, useBrowser } from "./support.mjs";
+import { BASE_URL, apiSession, axeViolations, latestMailLink, newAccount, newPage, pageAccessToken, refreshPageSession, uniqueEmail, useBrowser } from "./support.mjs";
 import { DEMO, VIEWPORTS, horizontalOverflow, signIn } from "./browser.mjs";
 
 const b = useBrowser();
@@ -82,7 +82,7 @@ test("the sign-up device is listed and can be ended from another device", async 
   // The session sign-up opened is a device like any other.
   const mine = await openAccount(page);
   assert.equal(await mine.count(), 1);
-  assert.match(await mine.first().innerText(), /Chrome on Linux[\s\S]*Cet appareil/);
+  assert.match(await mine.first().innerText(), /Chrome sur Linux[\s\S]*Cet appareil/);
   assert.equal(await horizontalOverflow(page), 0);
 
   const other = await newPage(b.browser);
@@ -173,3 +173,82 @@ test("a device whose refresh is refused (its session ended while away) says so a
   await other.logout();
   await away.context.close();
 });
+
+test("a sign-in refused at the limit offers the way out: the recovery link, which frees the least recently used device", async () => {
+  const { email, password } = await newAccount("limit-way-out");
+  const oldest = await newPage(b.browser);
+  const recent = await newPage(b.browser);
+  await signIn(oldest.page, BASE_URL, email, password);
+  await signIn(recent.page, BASE_URL, email, password);
+
+  const third = await newPage(b.browser, VIEWPORTS.mobile);
+  const page = third.page;
+  await page.goto(`${BASE_URL}/connexion`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Mot de passe", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Se connecter" }).click();
+  await page.getByText(LIMIT_MESSAGE).waitFor();
+  const help = page.getByTestId("device-limit-help");
+  await help.getByText("le lien reçu par e-mail vous connecte sur cet appareil et libère l'appareil utilisé le moins récemment", { exact: false }).waitFor();
+  // A device also frees itself: the server's 7 idle days and 30 days (E2E_ENV's SUPALITE_AUTH_SESSIONS_*).
+  await help.getByText("un appareil se libère de lui-même après 7 jours sans utilisation, et au plus tard 30 jours après sa connexion", { exact: false }).waitFor();
+  assert.equal(await horizontalOverflow(page), 0);
+  assert.deepEqual(await axeViolations(page), []);
+
+  // The way out: the recovery page, the address already typed; its link signs this device in.
+  await help.getByRole("link", { name: "Réinitialiser mon mot de passe" }).click();
+  await page.getByRole("heading", { name: "Mot de passe oublié" }).waitFor();
+  assert.equal(await page.getByLabel("Email").inputValue(), email);
+  await page.getByRole("button", { name: "Envoyer le lien" }).click();
+  await page.getByText("un email de réinitialisation vient d'être envoyé", { exact: false }).waitFor();
+  await page.goto(await latestMailLink(email));
+  await page.getByRole("heading", { name: "Nouveau mot de passe" }).waitFor();
+  await page.getByTestId("sessions-ended").waitFor();
+  await seesEnded(oldest.page, "Votre session a été terminée pour laisser la place à une connexion par lien e-mail sur un autre appareil (2 appareils au maximum).");
+  assert.equal(await (await openAccount(recent.page)).count(), 2); // the recent device and this one
+  for (const context of [oldest.context, recent.context, third.context]) await context.close();
+});
+
+test("sign-in and sign-up go back to ?next= (a path of the site only)", async () => {
+  const { email, password } = await newAccount("next-path");
+  const { context, page } = await newPage(b.browser);
+  await page.goto(`${BASE_URL}/connexion?next=${encodeURIComponent("/cours?filtre=1")}`);
+  // the sign-up link carries it along
+  assert.equal(await page.getByRole("link", { name: "S'inscrire" }).getAttribute("href"), "/inscription?next=%2Fcours%3Ffiltre%3D1");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Mot de passe", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Se connecter" }).click();
+  await page.waitForURL(`${BASE_URL}/cours?filtre=1`);
+  await logoutButtonOf(page);
+
+  // another origin is never followed: "/" instead
+  for (const next of ["//evil.example/", "https://evil.example/", "/\\evil.example"]) {
+    await page.goto(`${BASE_URL}/connexion?next=${encodeURIComponent(next)}`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Mot de passe", { exact: true }).fill(password);
+    await page.getByRole("button", { name: "Se connecter" }).click();
+    await page.getByRole("heading", { name: /Bienvenue sur/ }).waitFor({ timeout: 20_000 });
+    assert.equal(new URL(page.url()).origin + new URL(page.url()).pathname, `${BASE_URL}/`, next);
+    await logoutButtonOf(page);
+  }
+
+  // sign-up with a session (confirmations off on this server) lands on next too
+  await page.goto(`${BASE_URL}/inscription?next=${encodeURIComponent("/livres")}`);
+  await page.getByLabel("Nom complet").fill("Noé Suivant");
+  await page.getByLabel("Email").fill(uniqueEmail("next-signup"));
+  await page.getByLabel("Pays").fill("France");
+  await page.getByLabel("Numéro WhatsApp").fill("+33 6 00 00 00 01");
+  await page.getByLabel("Mot de passe", { exact: true }).fill("next-pass-1");
+  await page.getByLabel("Confirmer le mot de passe").fill("next-pass-1");
+  await page.getByRole("button", { name: "S'inscrire" }).click();
+  await page.waitForURL(`${BASE_URL}/livres`, { timeout: 20_000 });
+  await logoutButtonOf(page);
+  await context.close();
+});
+
+/** Signs the page out from the account page (the other tests' accounts keep their devices). */
+async function logoutButtonOf(page) {
+  await page.goto(`${BASE_URL}/compte`);
+  await logoutButton(page).click();
+  await page.getByText("Déconnexion réussie").waitFor();
+}

@@ -70,3 +70,34 @@ test("every error a link can bring is shown in French", async () => {
   }
   await context.close();
 });
+
+/** The latest mail to `email` in the dev inbox, whole (Subject, Text, HTML, Link). */
+async function latestMail(email) {
+  const list = await (await fetch(`${BASE_URL}/inbox/api/v1/messages?email=${encodeURIComponent(email)}&limit=1`)).json();
+  assert.ok(list.messages?.length, `no mail for ${email}`);
+  return (await fetch(`${BASE_URL}/inbox/api/v1/message/${list.messages[0].ID}`)).json();
+}
+
+test("the recovery mail is the site's French one (mail/recovery.html), and its button opens 'Nouveau mot de passe'", async () => {
+  const { email } = await newAccount("recovery-french");
+  const { context, page } = await newPage(b.browser, VIEWPORTS.mobile);
+  await page.goto(`${BASE_URL}/mot-de-passe-oublie`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("button", { name: "Envoyer le lien" }).click();
+  await page.getByText("un email de réinitialisation vient d'être envoyé", { exact: false }).waitFor();
+
+  const mail = await latestMail(email);
+  assert.equal(mail.Subject, "Réinitialisez votre mot de passe — English Facile");
+  assert.match(mail.Text, /Vous avez demandé à réinitialiser le mot de passe de votre compte/);
+  assert.ok(mail.Text.includes(email), "the mail names the account");
+  for (const english of ["Reset Password", "Follow this link", "Alternatively", "enter the code"]) {
+    assert.ok(!mail.HTML.includes(english) && !mail.Text.includes(english), `English in the mail: ${english}`);
+  }
+  // The mail as a reader sees it: its one button is the link, which opens the new-password form.
+  await page.setContent(mail.HTML);
+  const button = page.getByRole("link", { name: "Choisir un nouveau mot de passe" });
+  assert.equal(await button.getAttribute("href"), mail.Link);
+  await button.click();
+  await page.getByRole("heading", { name: "Nouveau mot de passe" }).waitFor();
+  await context.close();
+});

@@ -103,7 +103,7 @@ test("a book PDF of a few MB goes up in 6 MiB chunks with its real progress, the
   // Mid-upload: the first chunk is stored, the bar and the bytes say so, the form waits.
   const percent = await midUploadPercent(page);
   assert.ok(percent > 0 && percent < 100);
-  await page.getByTestId("upload-bytes").filter({ hasText: "/ 14.0 MB" }).waitFor();
+  await page.getByTestId("upload-bytes").filter({ hasText: "/ 14,0 Mo" }).waitFor();
   assert.equal(await page.getByRole("button", { name: "Téléverser le livre" }).isDisabled(), true);
   await page.getByRole("progressbar").waitFor();
   assert.deepEqual(await axeViolations(page), []);
@@ -235,7 +235,7 @@ test("an upload cut by a lost connection says why, keeps the form, and resumes w
   // The network goes away in the middle of the second chunk: no retry can reach the server.
   await context.setOffline(true);
   await hold.abort("internetdisconnected");
-  await page.getByTestId("content-upload-failure").filter({ hasText: "Failed to upload content: la connexion au serveur a été perdue" }).waitFor();
+  await page.getByTestId("content-upload-failure").filter({ hasText: "Échec du téléversement du fichier : la connexion au serveur a été perdue" }).waitFor();
   await page.getByTestId("upload-progress").waitFor({ state: "detached" });
   assert.equal(await page.getByRole("button", { name: "Ajouter le contenu" }).isEnabled(), true);
   assert.equal(await page.getByLabel("Titre du contenu").inputValue(), "fiche coupure");
@@ -279,7 +279,7 @@ test("a chunk cut by a network fault is retried on its own, the panel saying so,
   const offset = await holdRequest(page, "HEAD");
   await chunk.abort("connectionreset");
   await offset.held;
-  await page.getByTestId("upload-progress").getByText("Connexion interrompue, nouvelle tentative...").waitFor();
+  await page.getByTestId("upload-progress").getByText(/Envoi interrompu, nouvelle tentative 1 sur 3…/).waitFor();
   await offset.release();
   await toast(page, "Contenu ajouté");
   tus.stop();
@@ -303,7 +303,7 @@ test("a PDF over the books bucket's 50 MiB limit is refused with the server's re
     await page.getByLabel("Fichier PDF").setInputFiles(path);
     const tus = recordResumableRequests(page);
     await page.getByRole("button", { name: "Téléverser le livre" }).click();
-    await page.getByRole("alert").filter({ hasText: "Error uploading file: Maximum size exceeded" }).waitFor();
+    await page.getByRole("alert").filter({ hasText: "Échec du téléversement du PDF : le fichier dépasse la taille maximale autorisée." }).waitFor();
     tus.stop();
     // Refused at creation: not retried, no chunk sent after it.
     assert.equal(tus.count("POST"), 1);

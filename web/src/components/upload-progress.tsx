@@ -10,7 +10,16 @@ import type { UploadTaskState } from "@/lib/use-upload-task";
  */
 export function UploadProgressPanel({ state, fileName, onCancel }: { state: UploadTaskState; fileName?: string; onCancel?: () => void }) {
   const { bytesSent, bytesTotal, percent } = state.progress;
-  const status = state.done ? "Terminé" : state.retrying ? "Connexion interrompue, nouvelle tentative..." : percent >= 100 ? "Finalisation..." : "Envoi en cours";
+  const retry = state.retrying ? state.retry : null;
+  const status = state.done
+    ? "Terminé"
+    : retry
+      ? `Envoi interrompu, nouvelle tentative ${retry.attempt} sur ${retry.attempts}…`
+      : state.retrying
+        ? "Connexion interrompue, nouvelle tentative…"
+        : percent >= 100
+          ? "Finalisation..."
+          : "Envoi en cours";
   return (
     <div className="bg-muted/40 grid min-w-0 grid-cols-1 gap-2 rounded-md border p-3" data-testid="upload-progress" data-percent={percent}>
       <div className="flex items-baseline justify-between gap-3 text-sm">
@@ -26,7 +35,7 @@ export function UploadProgressPanel({ state, fileName, onCancel }: { state: Uplo
             {formatFileSize(bytesSent)} / {formatFileSize(bytesTotal)}
           </span>
           {" · "}
-          <span role="status" aria-live="polite">
+          <span role="status" aria-live="polite" data-testid="upload-status" className={state.retrying ? "font-medium text-amber-700 dark:text-amber-400" : undefined}>
             {status}
           </span>
         </p>

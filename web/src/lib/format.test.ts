@@ -2,16 +2,16 @@ import { describe, expect, it } from "vitest";
 import { formatDateFr, formatDateTimeFr, formatFileSize, matchesSearch, phoneDigits } from "./format";
 
 describe("formatFileSize", () => {
-  it("uses 1024-based units with one decimal", () => {
-    expect(formatFileSize(512)).toBe("512 B");
-    expect(formatFileSize(1024)).toBe("1.0 KB");
-    expect(formatFileSize(1536)).toBe("1.5 KB");
-    expect(formatFileSize(1024 * 1024)).toBe("1.0 MB");
-    expect(formatFileSize(5 * 1024 * 1024 + 200 * 1024)).toBe("5.2 MB");
+  it("uses 1024-based French units (o, Ko, Mo, Go) with one decimal and a comma", () => {
+    expect(formatFileSize(512)).toBe("512 o");
+    expect(formatFileSize(1024)).toBe("1,0 Ko");
+    expect(formatFileSize(1536)).toBe("1,5 Ko");
+    expect(formatFileSize(1024 * 1024)).toBe("1,0 Mo");
+    expect(formatFileSize(5 * 1024 * 1024 + 200 * 1024)).toBe("5,2 Mo");
   });
   it("shows gigabytes only where allowed", () => {
-    expect(formatFileSize(3 * 1024 ** 3)).toBe("3072.0 MB");
-    expect(formatFileSize(3 * 1024 ** 3, { gigabytes: true })).toBe("3.0 GB");
+    expect(formatFileSize(3 * 1024 ** 3)).toBe("3072,0 Mo");
+    expect(formatFileSize(3 * 1024 ** 3, { gigabytes: true })).toBe("3,0 Go");
   });
   it("is empty for a missing size", () => {
     expect(formatFileSize(null)).toBe("");

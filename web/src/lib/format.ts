@@ -1,15 +1,17 @@
 import { format } from "date-fns";
 import { fr } from "date-fns/locale";
 
-/** 1024-based size: B, KB, MB (GB when allowed), one decimal. */
+const oneDecimal = (n: number) => n.toFixed(1).replace(".", ",");
+
+/** 1024-based size in French units: o, Ko, Mo (Go when allowed), one decimal with a comma. */
 export function formatFileSize(bytes: number | null | undefined, opts: { gigabytes?: boolean } = {}): string {
   if (bytes == null || !Number.isFinite(bytes) || bytes < 0) return "";
-  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024) return `${bytes} o`;
   const kb = bytes / 1024;
-  if (kb < 1024) return `${kb.toFixed(1)} KB`;
+  if (kb < 1024) return `${oneDecimal(kb)} Ko`;
   const mb = kb / 1024;
-  if (mb < 1024 || !opts.gigabytes) return `${mb.toFixed(1)} MB`;
-  return `${(mb / 1024).toFixed(1)} GB`;
+  if (mb < 1024 || !opts.gigabytes) return `${oneDecimal(mb)} Mo`;
+  return `${oneDecimal(mb / 1024)} Go`;
 }
 
 /** French date with day, short month, year, hour and minute: "5 mars 2025 à 14:07". */

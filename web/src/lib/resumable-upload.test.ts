@@ -111,21 +111,22 @@ function response(status: number, body: string): HttpResponse {
 const TusError = DetailedError as unknown as new (message: string, cause: Error | null, req: HttpRequest, res: HttpResponse | null) => DetailedError;
 
 describe("uploadErrorReason", () => {
-  it("gives the server's message, as text or in a JSON body", () => {
+  it("says the server's answer, as text or in a JSON body, in French", () => {
     expect(uploadErrorReason(new TusError("tus: unexpected response while creating upload", null, request(), response(403, "new row violates row-level security policy")))).toBe(
-      "new row violates row-level security policy",
+      "action refusée : vous n'avez pas les droits nécessaires.",
     );
     expect(uploadErrorReason(new TusError("tus: unexpected response", null, request(), response(413, '{"statusCode":"413","error":"Payload too large","message":"The object exceeded the maximum allowed size"}')))).toBe(
-      "The object exceeded the maximum allowed size",
+      "le fichier dépasse la taille maximale autorisée.",
     );
-    expect(uploadErrorReason(new TusError("tus: unexpected response", null, request(), response(500, "")))).toBe("erreur HTTP 500");
-    expect(uploadErrorReason(new TusError("tus: unexpected response", null, request(), response(400, "{not json")))).toBe("{not json");
+    expect(uploadErrorReason(new TusError("tus: unexpected response", null, request(), response(500, "")))).toBe("le serveur a rencontré une erreur : réessayez plus tard.");
+    expect(uploadErrorReason(new TusError("tus: unexpected response", null, request(), response(400, "{not json")))).toBe("le serveur a refusé l'envoi (erreur HTTP 400)");
   });
   it("says the connection was lost when no answer came", () => {
     expect(uploadErrorReason(new TusError("tus: failed to upload chunk", new Error("network"), request(), null))).toBe(CONNECTION_LOST_MESSAGE);
   });
   it("falls back to the error's message", () => {
-    expect(uploadErrorReason(new Error("boom"))).toBe("boom");
+    expect(uploadErrorReason(new Error("Délai dépassé"))).toBe("délai dépassé");
+    expect(uploadErrorReason(new Error("boom"))).toBe("erreur inconnue");
     expect(uploadErrorReason(null)).toBe("erreur inconnue");
   });
 });

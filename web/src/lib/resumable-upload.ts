@@ -7,11 +7,16 @@
 import type { DetailedError, PreviousUpload, Upload, UploadOptions } from "tus-js-client";
 import { appConfig } from "@/config/app";
 import { supabase } from "@/lib/supabase";
+import { translateServerMessage } from "@/lib/server-errors";
 
 /** Storage requires 6 MiB chunks (every chunk but the last). */
 export const RESUMABLE_CHUNK_SIZE = 6 * 1024 * 1024;
-/** The docs' retry delays (ms): network faults and 5xx are retried, then the upload fails. */
-export const RETRY_DELAYS = [0, 3000, 5000, 10000, 20000];
+/**
+ * Delays (ms) before each retry of a network fault or 5xx, then the upload fails: three tries
+ * more within about 10 s (the docs' [0, 3000, 5000, 10000, 20000] kept an admin waiting 39 s
+ * on a refusal, with nothing said). A cut upload resumes where it stopped when relaunched.
+ */
+export const RETRY_DELAYS = [1000, 3000, 6000];
 
 export interface ResumableTarget {
   bucket: string;
@@ -29,10 +34,18 @@ export interface UploadProgress {
   percent: number;
 }
 
+export interface UploadRetry {
+  /** 1 for the first retry. */
+  attempt: number;
+  attempts: number;
+  /** Wait before it (ms). */
+  delayMs: number;
+}
+
 export interface ResumableOptions {
   onProgress?: (progress: UploadProgress) => void;
-  /** Called when a network fault or server error is being retried. */
-  onRetry?: () => void;
+  /** Called when a network fault or server error is about to be retried: try `attempt` of `attempts`. */
+  onRetry?: (retry: UploadRetry) => void;
   signal?: AbortSignal;
 }
 
@@ -143,17 +156,22 @@ function bodyMessage(body: string): string {
   return text;
 }
 
-/** Why a tus-js-client error happened, in words for the admin. */
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** Why a tus-js-client error happened, in French words for the admin (storage answers in English). */
 export function uploadErrorReason(error: unknown): string {
   const detailed = error as Partial<DetailedError> | null;
   const response = detailed?.originalResponse;
   if (response) {
-    const message = bodyMessage(response.getBody() ?? "");
-    return message || `erreur HTTP ${response.getStatus()}`;
+    const status = response.getStatus();
+    const french = translateServerMessage(bodyMessage(response.getBody() ?? ""), status);
+    return french ? lowerFirst(french) : `le serveur a refusé l'envoi (erreur HTTP ${status})`;
   }
   // A request was sent but nothing came back: the network (or the server) went away.
   if (detailed?.originalRequest) return CONNECTION_LOST_MESSAGE;
-  return error instanceof Error && error.message ? error.message : "erreur inconnue";
+  const message = error instanceof Error ? error.message : "";
+  const french = message ? translateServerMessage(message) : null;
+  return french ? lowerFirst(french) : "erreur inconnue";
 }
 
 function statusOf(error: unknown): number | null {
@@ -180,7 +198,7 @@ export async function resumableUpload(file: File, target: ResumableTarget, optio
   const client = supabase();
   const { data } = await client.auth.getSession();
   const session = data.session;
-  if (!session) throw new Error("User not authenticated");
+  if (!session) throw new Error("Vous devez être connecté pour téléverser un fichier.");
   // Kept out of the first load: only the admin's upload forms need it.
   const tus = await import("tus-js-client");
 
@@ -209,9 +227,9 @@ export async function resumableUpload(file: File, target: ResumableTarget, optio
         removeFingerprintOnSuccess: true,
         metadata: uploadMetadata(target),
         chunkSize: RESUMABLE_CHUNK_SIZE,
-        onShouldRetry: (error) => {
+        onShouldRetry: (error, retryAttempt) => {
           const retry = shouldRetry(error);
-          if (retry) onRetry?.();
+          if (retry) onRetry?.({ attempt: retryAttempt + 1, attempts: RETRY_DELAYS.length, delayMs: RETRY_DELAYS[retryAttempt] ?? 0 });
           return retry;
         },
         onProgress: (bytesSent, bytesTotal) => onProgress?.({ bytesSent, bytesTotal, percent: uploadPercent(bytesSent, bytesTotal) }),

@@ -1,10 +1,12 @@
 import * as React from "react";
-import type { ResumableOptions, UploadProgress } from "@/lib/resumable-upload";
+import type { ResumableOptions, UploadProgress, UploadRetry } from "@/lib/resumable-upload";
 
 export interface UploadTaskState {
   progress: UploadProgress;
   /** A network fault or server error is being retried. */
   retrying: boolean;
+  /** The retry under way (which one of how many), until bytes go further than before it. */
+  retry: UploadRetry | null;
   /** Every byte is stored; the bar stays a moment at 100 %. */
   done: boolean;
 }
@@ -35,11 +37,19 @@ export function useUploadTask() {
     window.clearTimeout(linger.current);
     const abort = new AbortController();
     controller.current = abort;
-    setState({ progress: { bytesSent: 0, bytesTotal, percent: 0 }, retrying: false, done: false });
+    setState({ progress: { bytesSent: 0, bytesTotal, percent: 0 }, retrying: false, retry: null, done: false });
+    // A retry sends its bytes again: it is said until they pass the furthest point reached.
+    let furthest = 0;
     return {
       signal: abort.signal,
-      onProgress: (progress) => setState((s) => (s && !s.done ? { ...s, progress, retrying: false } : s)),
-      onRetry: () => setState((s) => (s && !s.done ? { ...s, retrying: true } : s)),
+      onProgress: (progress) =>
+        setState((s) => {
+          if (!s || s.done) return s;
+          const stillRetrying = s.retry !== null && progress.bytesSent <= furthest;
+          furthest = Math.max(furthest, progress.bytesSent);
+          return { ...s, progress, retrying: stillRetrying, retry: stillRetrying ? s.retry : null };
+        }),
+      onRetry: (retry) => setState((s) => (s && !s.done ? { ...s, retrying: true, retry } : s)),
     };
   }, []);
 
@@ -52,7 +62,7 @@ export function useUploadTask() {
       setState(null);
       return;
     }
-    setState((s) => s && { ...s, done: true, retrying: false, progress: { ...s.progress, bytesSent: s.progress.bytesTotal, percent: 100 } });
+    setState((s) => s && { ...s, done: true, retrying: false, retry: null, progress: { ...s.progress, bytesSent: s.progress.bytesTotal, percent: 100 } });
     linger.current = window.setTimeout(() => setState(null), DONE_LINGER_MS);
   }, []);
 

@@ -614,6 +614,29 @@ export type Database = {
           unlocks_at: string
         }[]
       }
+      get_course_progress: {
+        Args: { course_id?: string; user_id: string }
+        Returns: {
+          completed: boolean
+          course_id: string
+          lesson_count: number
+          percent: number
+          unlocked_count: number
+          watched_count: number
+        }[]
+      }
+      get_course_summary: {
+        Args: { course_id: string }
+        Returns: {
+          cover_url: string
+          created_at: string
+          description: string
+          id: string
+          lesson_count: number
+          title: string
+          visibility: Database["public"]["Enums"]["course_visibility"]
+        }[]
+      }
       get_lesson_status: {
         Args: { content_id: string }
         Returns: {

@@ -57,7 +57,7 @@ export function Header() {
               {item.dot && <UnreadDot />}
             </NavLink>
           ))}
-          {isOwner && !isAdmin && user && <span className="ml-1 text-xs font-semibold text-red-600">Admin status issue!</span>}
+          {isOwner && !isAdmin && user && <span className="ml-1 text-xs font-semibold text-red-600">Statut administrateur à vérifier !</span>}
         </nav>
 
         <div className="flex items-center gap-1">
@@ -111,7 +111,7 @@ export function Header() {
                 </span>
               </NavLink>
             ))}
-            {isOwner && !isAdmin && user && <span className="px-3 text-xs font-semibold text-red-600">Admin status issue!</span>}
+            {isOwner && !isAdmin && user && <span className="px-3 text-xs font-semibold text-red-600">Statut administrateur à vérifier !</span>}
             <div className="mt-2 grid grid-cols-2 gap-2 border-t pt-3">
               {user ? (
                 <>

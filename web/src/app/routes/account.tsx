@@ -13,7 +13,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField, fieldAria } from "@/components/form-field";
 import { PageContainer, PageSpinner } from "@/components/layout/page-states";
-import { useAuth, useLogout, updatePassword, PasswordInput, newPasswordSchema, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth";
+import { useAuth, useLogout, updatePassword, PasswordInput, newPasswordSchema, passwordUpdateErrorMessage, STUDENT_LEVELS, type NewPasswordValues } from "@/features/auth";
 import { useUpdateProfile, subscriptionStatus, type ProfileValues } from "@/features/profile";
 import { DevicesCard } from "@/features/sessions";
 import { formatDateFr } from "@/lib/format";
@@ -86,7 +86,7 @@ export default function Account() {
 }
 
 function InfoTab() {
-  const { user, profile, refreshProfile } = useAuth();
+  const { user, profile, profileError, refreshProfile } = useAuth();
   const [values, setValues] = React.useState<ProfileValues>({ full_name: "", country: "", whatsapp_number: "", student_role: "debutant" });
   const update = useUpdateProfile(user?.id ?? "", refreshProfile);
   const saving = update.isPending;
@@ -98,7 +98,18 @@ function InfoTab() {
   if (!profile)
     return (
       <Card>
-        <CardContent className="text-muted-foreground py-6 text-sm">Chargement du profil...</CardContent>
+        <CardContent className="text-muted-foreground py-6 text-sm">
+          {profileError ? (
+            <span role="alert" className="flex flex-wrap items-center gap-3">
+              <span className="text-destructive">Impossible de charger votre profil.</span>
+              <Button variant="outline" size="sm" onClick={() => void refreshProfile()}>
+                Réessayer
+              </Button>
+            </span>
+          ) : (
+            "Chargement du profil..."
+          )}
+        </CardContent>
       </Card>
     );
 
@@ -166,7 +177,9 @@ function PasswordTab() {
       form.reset();
       toast.success("Mot de passe mis à jour avec succès");
     } catch (e) {
-      toast.error("Erreur lors de la mise à jour du mot de passe", { description: e instanceof Error ? e.message : undefined });
+      // The auth server's English is said in French (same password, weak password, ended session).
+      const reason = passwordUpdateErrorMessage(e);
+      toast.error("Erreur lors de la mise à jour du mot de passe", { description: reason === "Erreur lors de la mise à jour du mot de passe" ? undefined : reason });
     }
   });
   return (
@@ -228,7 +241,7 @@ function SubscriptionTab() {
           </div>
           <div className="rounded-lg border p-4">
             <dt className="text-muted-foreground text-xs uppercase">Date d'expiration</dt>
-            <dd className="mt-1 font-semibold">{formatDateFr(profile.expire_date) || (profile.paid ? "Illimité" : "—")}</dd>
+            <dd className="mt-1 font-semibold">{status.expiresOn ?? (profile.paid ? "Illimité" : "—")}</dd>
           </div>
         </dl>
       </CardContent>

@@ -19,7 +19,7 @@ import { SearchInput } from "@/components/search-input";
 import { useAuth } from "@/features/auth";
 import { bookCoverUrl, bookDownloadUrl, bookCardState, type BookCardState, BookCover, BookDialog, BookStateBadge, useBookShelf, useDeleteBook } from "@/features/books";
 import { formatFileSize, matchesSearch } from "@/lib/format";
-import { startDownload } from "@/lib/download";
+import { saveFileWithToast } from "@/lib/download";
 import { useDocumentTitle } from "@/lib/use-document-title";
 import { useErrorToast } from "@/lib/use-error-toast";
 import type { Book } from "@/types/db";
@@ -48,13 +48,8 @@ export default function Books() {
   const download = async (book: Book) => {
     if (downloading) return;
     setDownloading(book.id);
-    toast("Téléchargement en cours");
     try {
-      const url = await bookDownloadUrl(book.id);
-      startDownload(url, `${book.title}.pdf`);
-      toast.success("Téléchargement démarré");
-    } catch (e) {
-      toast.error("Erreur de téléchargement", { description: e instanceof Error ? e.message : "Impossible de générer l'URL de téléchargement" });
+      await saveFileWithToast(() => bookDownloadUrl(book.id), `${book.title}.pdf`, "Impossible de télécharger le livre.");
     } finally {
       setDownloading(null);
     }
@@ -125,7 +120,7 @@ export default function Books() {
                 <div className="mt-3 flex flex-1 flex-col gap-2">
                   <h2 className="line-clamp-2 text-sm leading-snug font-semibold">{book.title}</h2>
                   <p className="text-muted-foreground text-xs">
-                    {[book.pages ? `${book.pages} pages` : null, formatFileSize(book.file_size) || null].filter(Boolean).join(" · ")}
+                    {[book.pages ? `${book.pages} page${book.pages > 1 ? "s" : ""}` : null, formatFileSize(book.file_size) || null].filter(Boolean).join(" · ")}
                   </p>
                   <div className="mt-auto flex flex-wrap items-center gap-2">
                     {state === "downloadable" ? (

@@ -1,12 +1,12 @@
 import * as React from "react";
-import { Link, useParams } from "react-router-dom";
+import { Link, useLocation, useParams } from "react-router-dom";
 import { ArrowLeftIcon, DownloadIcon, EyeIcon, ImageIcon, LockIcon, PlayIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Badge } from "@/components/ui/badge";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth";
-import { useCourse, VisibilityBadge, grantedLessonsLabel, openOutline, lockedLabel, type OutlineLesson } from "@/features/courses";
+import { useCourse, useCourseProgress, CourseProgressLine, VisibilityBadge, authLink, grantedLessonsLabel, noProgress, openOutline, lockedLabel, type OutlineLesson } from "@/features/courses";
 import { ContactDialog } from "@/features/contact";
 import { useContentDownload, fileTypeIcon, fileTypeLabel } from "@/features/lessons";
 import { formatFileSize } from "@/lib/format";
@@ -14,8 +14,10 @@ import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function CourseDetail() {
   const { id } = useParams();
+  const { pathname } = useLocation();
   const { user } = useAuth();
-  const { status, course, accessLevel, content, outline, contentError, viewed, completed, reload } = useCourse(id);
+  const { status, course, accessLevel, content, outline, contentError, viewed, reload } = useCourse(id);
+  const progress = useCourseProgress(user?.id ?? null, id ?? null, status === "loaded" && accessLevel !== "none");
   const { busy, download } = useContentDownload();
   const [contactOpen, setContactOpen] = React.useState(false);
   useDocumentTitle(course?.title ?? "Contenu du cours");
@@ -37,7 +39,8 @@ export default function CourseDetail() {
     return (
       <PageContainer>
         <ErrorPanel
-          title={status === "error" ? "Error loading course content" : "Cours non trouvé"}
+          title={status === "error" ? "Impossible de charger le contenu du cours" : "Cours non trouvé"}
+          description={status === "error" ? undefined : "Ce cours n'existe pas ou n'est plus disponible."}
           action={
             <div className="flex gap-2">
               {status === "error" && <Button variant="outline" onClick={reload}>Réessayer</Button>}
@@ -61,6 +64,7 @@ export default function CourseDetail() {
         <VisibilityBadge visibility={course.visibility} wording="privacy" />
         <h1 className="text-3xl font-bold tracking-tight">{course.title}</h1>
         <p className="text-muted-foreground whitespace-pre-line">{course.description || "Pas de description disponible."}</p>
+        {user && accessLevel !== "none" && <CourseProgressLine progress={progress.data?.get(course.id) ?? noProgress(course.id)} className="max-w-md pt-2" />}
       </div>
 
       {user && accessLevel === "lessons" && (
@@ -80,10 +84,24 @@ export default function CourseDetail() {
         <ErrorPanel
           title={user ? "Accès réservé" : "Connexion requise"}
           description={user ? "Vous n'avez pas encore accès à ce cours." : "Connectez-vous pour voir le contenu de ce cours."}
-          action={user ? <Button onClick={() => setContactOpen(true)}>Accéder au cours</Button> : <Button asChild><Link to="/connexion">Connexion</Link></Button>}
+          action={
+            user ? (
+              <Button onClick={() => setContactOpen(true)}>Accéder au cours</Button>
+            ) : (
+              // Back to this page once signed in.
+              <div className="flex flex-wrap justify-center gap-2">
+                <Button asChild>
+                  <Link to={authLink("/connexion", pathname)}>Se connecter</Link>
+                </Button>
+                <Button asChild variant="outline">
+                  <Link to={authLink("/inscription", pathname)}>Créer un compte</Link>
+                </Button>
+              </div>
+            )
+          }
         />
       ) : contentError ? (
-        <ErrorPanel title="Failed to load content" description={contentError} action={<Button variant="outline" onClick={reload}>Réessayer</Button>} />
+        <ErrorPanel title="Impossible de charger le contenu du cours" description="Vérifiez votre connexion puis réessayez." action={<Button variant="outline" onClick={reload}>Réessayer</Button>} />
       ) : content.length === 0 && outline.length === 0 ? (
         <EmptyState title="Aucun contenu disponible dans ce cours." />
       ) : (
@@ -105,7 +123,7 @@ export default function CourseDetail() {
                     </p>
                     <div className="mt-1 flex flex-wrap items-center gap-2">
                       <Badge variant="secondary">{fileTypeLabel(item.file_type)}</Badge>
-                      {(viewed.has(item.id) || completed.has(item.id)) && (
+                      {viewed.has(item.id) && (
                         <Badge variant="outline" className="border-blue-300 text-blue-700 dark:text-blue-300">
                           <EyeIcon aria-hidden /> Vu
                         </Badge>

@@ -1,14 +1,14 @@
 import * as React from "react";
-import { Link, useParams } from "react-router-dom";
+import { Link, useLocation, useParams } from "react-router-dom";
 import { toast } from "sonner";
-import { ArrowLeftIcon, ArrowRightIcon, CalendarClockIcon, ExternalLinkIcon, ListVideoIcon, LockIcon, LogInIcon, PartyPopperIcon } from "lucide-react";
+import { ArrowLeftIcon, ArrowRightIcon, CalendarClockIcon, CheckCircle2Icon, ExternalLinkIcon, ListVideoIcon, LockIcon, LogInIcon, PartyPopperIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Progress } from "@/components/ui/progress";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth";
-import { useCourse, useRecordView, openOutline, lockedLabel, nextUnlock, type OutlineLesson, courseProgress, grantedLessonsLabel, CourseCover, VisibilityBadge, LessonCarousel } from "@/features/courses";
+import { useCourse, useCourseProgress, useRecordView, openOutline, lockedLabel, nextUnlock, type OutlineLesson, type CourseProgress, authLink, grantedLessonsLabel, lessonCountLabel, isUpToDate, noProgress, progressText, CourseCover, VisibilityBadge, LessonCarousel } from "@/features/courses";
 import { LessonPlayer, fileTypeLabel } from "@/features/lessons";
 import { CommentsPanel } from "@/features/comments";
 import { ContactDialog } from "@/features/contact";
@@ -18,16 +18,19 @@ import type { CourseContent } from "@/types/db";
 
 export default function CoursePage() {
   const { courseId } = useParams();
+  const { pathname } = useLocation();
   const { user } = useAuth();
   const data = useCourse(courseId);
-  const { status, course, hasAccess, accessLevel, content, outline, contentError, completed, viewed } = data;
+  const { status, course, summary, hasAccess, accessLevel, content, outline, contentError, viewed } = data;
+  // The learner's progress, as the database counts it (watched over unlocked).
+  const progressQuery = useCourseProgress(user?.id ?? null, courseId ?? null, status === "loaded" && accessLevel !== "none");
   const recordView = useRecordView(user?.id ?? null);
   const [selectedId, setSelectedId] = React.useState<string | null>(null);
   const [contactOpen, setContactOpen] = React.useState(false);
   useDocumentTitle(course?.title ?? (status === "not-found" ? "Cours non trouvé" : "Cours"));
 
   React.useEffect(() => {
-    if (status === "error") toast.error("Failed to load course", { description: "Impossible de charger les détails du cours." });
+    if (status === "error") toast.error("Impossible de charger le cours", { description: "Impossible de charger les détails du cours." });
   }, [status]);
   React.useEffect(() => {
     if (contentError) toast.warning("Impossible de charger le contenu du cours.");
@@ -67,9 +70,10 @@ export default function CoursePage() {
     );
   }
 
-  // Progress and the carousel count every lesson of the course, locked ones included.
+  // The carousel shows every lesson the learner may know of, locked ones included.
   const lessons = outline.length > 0 ? outline : openOutline(content);
-  const progress = courseProgress(lessons.filter((c) => completed.has(c.id)).length, lessons.length);
+  const progress = progressQuery.data?.get(course.id) ?? noProgress(course.id, lessons.length);
+  const lessonCount = summary ? summary.lesson_count : lessons.length;
   const selected = content.find((c) => c.id === selectedId) ?? null;
   const selectedLocked = selected ? null : (lessons.find((l) => l.id === selectedId && !l.unlocked) ?? null);
   const upcoming = nextUnlock(lessons);
@@ -86,7 +90,7 @@ export default function CoursePage() {
         <div className="space-y-3">
           <div className="flex flex-wrap items-center gap-2">
             <VisibilityBadge visibility={course.visibility} wording="privacy" />
-            {lessons.length > 0 && <span className="text-muted-foreground text-sm">{lessons.length} leçon{lessons.length > 1 ? "s" : ""}</span>}
+            {lessonCount > 0 && <span className="text-muted-foreground text-sm">{lessonCountLabel(lessonCount)}</span>}
           </div>
           <h1 className="text-3xl font-bold tracking-tight text-balance">{course.title}</h1>
           <p className="text-muted-foreground leading-relaxed whitespace-pre-line">{course.description || "Pas de description disponible."}</p>
@@ -97,17 +101,22 @@ export default function CoursePage() {
       </div>
 
       {!user && (
-        <Alert variant="info" className="mt-8">
+        <Alert variant="info" className="mt-8" data-testid="course-sign-in">
           <LogInIcon aria-hidden />
           <AlertTitle>Connectez-vous pour suivre ce cours</AlertTitle>
           <AlertDescription>
-            <p>Créez un compte ou connectez-vous pour accéder aux leçons et suivre votre progression.</p>
+            <p>
+              {course.visibility === "public"
+                ? "Créez un compte ou connectez-vous pour accéder aux leçons et suivre votre progression."
+                : "Ce cours est payant. Connectez-vous ou créez un compte, puis contactez le professeur pour y accéder."}
+            </p>
             <div className="mt-3 flex flex-wrap gap-2">
+              {/* Back to this course once signed in. */}
               <Button asChild size="sm">
-                <Link to="/connexion">Connexion</Link>
+                <Link to={authLink("/connexion", pathname)}>Se connecter</Link>
               </Button>
               <Button asChild size="sm" variant="outline">
-                <Link to="/inscription">Inscription</Link>
+                <Link to={authLink("/inscription", pathname)}>Créer un compte</Link>
               </Button>
             </div>
           </AlertDescription>
@@ -145,7 +154,8 @@ export default function CoursePage() {
                 </Link>
               </Button>
             </div>
-            <LessonCarousel lessons={lessons} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
+            <ProgressBlock progress={progress} />
+            <LessonCarousel lessons={lessons} selectedId={selectedId} viewed={viewed} onSelect={select} />
             <Legend locked={false} />
           </section>
           <SelectedLesson lessons={lessons} selected={selected} locked={selectedLocked} />
@@ -158,9 +168,6 @@ export default function CoursePage() {
             <div className="flex flex-wrap items-center justify-between gap-2">
               <h2 className="font-semibold">Votre progression</h2>
               <div className="flex items-center gap-3">
-                <span className="text-muted-foreground text-sm" data-testid="progress-text">
-                  {progress.completed}/{progress.total} leçons · {progress.percent} %
-                </span>
                 <Button asChild variant="outline" size="sm">
                   <Link to={`/cours-detail/${course.id}`}>
                     <ListVideoIcon aria-hidden /> Accéder au cours
@@ -168,15 +175,10 @@ export default function CoursePage() {
                 </Button>
               </div>
             </div>
-            <Progress value={progress.percent} aria-label="Progression du cours" />
-            {progress.done && (
-              <p className="flex items-center gap-2 font-semibold text-emerald-700 dark:text-emerald-400" role="status">
-                <PartyPopperIcon className="size-5" aria-hidden /> Cours terminé
-              </p>
-            )}
+            <ProgressBlock progress={progress} />
             {lessons.length > 0 ? (
               <>
-                <LessonCarousel lessons={lessons} selectedId={selectedId} completed={completed} viewed={viewed} onSelect={select} />
+                <LessonCarousel lessons={lessons} selectedId={selectedId} viewed={viewed} onSelect={select} />
                 {upcoming && (
                   <p className="text-muted-foreground flex items-start gap-2 text-sm" data-testid="next-unlock">
                     <CalendarClockIcon className="mt-0.5 size-4 shrink-0" aria-hidden />
@@ -247,14 +249,42 @@ function LockedLesson({ lesson }: { lesson: OutlineLesson }) {
   );
 }
 
+/**
+ * The course's progress bar and its words ("2/3 leçons vues · 66 %"), from the database;
+ * "Cours terminé" once every lesson is watched, "à jour" when the schedule holds the rest back.
+ */
+function ProgressBlock({ progress }: { progress: CourseProgress }) {
+  if (progress.lesson_count === 0) return null; // an empty course has nothing to follow
+  return (
+    <div className="space-y-2">
+      <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1">
+        <span className="text-sm font-medium" data-testid="progress-text">
+          {progressText(progress)}
+        </span>
+        {progress.lesson_count > progress.unlocked_count && (
+          <span className="text-muted-foreground text-xs">{grantedLessonsLabel(progress.unlocked_count)} sur {progress.lesson_count}</span>
+        )}
+      </div>
+      <Progress value={progress.percent} aria-label={`Progression du cours : ${progress.percent} %`} />
+      {progress.completed && (
+        <p className="flex items-center gap-2 font-semibold text-emerald-700 dark:text-emerald-400" role="status" data-testid="course-done">
+          <PartyPopperIcon className="size-5" aria-hidden /> Cours terminé
+        </p>
+      )}
+      {isUpToDate(progress) && (
+        <p className="text-muted-foreground flex items-center gap-2 text-sm" data-testid="course-up-to-date">
+          <CheckCircle2Icon className="size-4 text-emerald-700 dark:text-emerald-400" aria-hidden /> Vous avez vu toutes les leçons débloquées.
+        </p>
+      )}
+    </div>
+  );
+}
+
 function Legend({ locked }: { locked: boolean }) {
   return (
     <ul className="text-muted-foreground flex flex-wrap gap-x-4 gap-y-1 text-xs">
       <li className="flex items-center gap-1.5">
         <span className="bg-muted size-3 rounded-sm border" aria-hidden /> Non vue
-      </li>
-      <li className="flex items-center gap-1.5">
-        <span className="size-3 rounded-sm bg-blue-200" aria-hidden /> Vue
       </li>
       <li className="flex items-center gap-1.5">
         <span className="size-3 rounded-sm bg-emerald-700" aria-hidden /> Terminée

@@ -6,7 +6,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { SearchInput } from "@/components/search-input";
 import { useAuth } from "@/features/auth";
-import { useVisibleCourses, CourseCard } from "@/features/courses";
+import { useVisibleCourses, useCourseProgress, CourseCard } from "@/features/courses";
 import { ContactCard } from "@/features/contact";
 import { matchesSearch } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
@@ -19,6 +19,8 @@ export default function Courses() {
   const { user, loading: authLoading } = useAuth();
   const userId = user?.id ?? null;
   const query = useVisibleCourses(userId, !authLoading);
+  // The learner's progress per course (the database's rule); a card without a row shows none.
+  const progress = useCourseProgress(userId, null, !authLoading);
   const [search, setSearch] = React.useState("");
   useErrorToast(query.error, "Impossible de charger les cours.");
   // A read after a failure shows the skeleton again; a refresh keeps the list while it reads.
@@ -93,7 +95,7 @@ export default function Courses() {
       {status === "ready" && visible.length > 0 && (
         <div className={GRID}>
           {visible.map((c) => (
-            <CourseCard key={c.id} course={c} signedIn={!!user} />
+            <CourseCard key={c.id} course={c} signedIn={!!user} progress={progress.data?.get(c.id)} />
           ))}
         </div>
       )}

@@ -1,5 +1,5 @@
 import * as React from "react";
-import { Link, useNavigate } from "react-router-dom";
+import { Link, useLocation, useNavigate } from "react-router-dom";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { toast } from "sonner";
@@ -42,7 +42,8 @@ export default function ForgotPassword() {
 function RequestForm({ linkError }: { linkError: string | null }) {
   const [sentTo, setSentTo] = React.useState<string | null>(null);
   const [error, setError] = React.useState<string | null>(linkError);
-  const form = useForm<{ email: string }>({ resolver: zodResolver(recoverSchema), defaultValues: { email: "" } });
+  const typed = (useLocation().state as { email?: unknown } | null)?.email; // from the login page's device-limit help
+  const form = useForm<{ email: string }>({ resolver: zodResolver(recoverSchema), defaultValues: { email: typeof typed === "string" ? typed : "" } });
   const { errors, isSubmitting } = form.formState;
   const onSubmit = form.handleSubmit(async ({ email }) => {
     setError(null);

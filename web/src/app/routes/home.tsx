@@ -4,6 +4,7 @@ import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { PageSpinner } from "@/components/layout/page-states";
 import { useAuth, greeting, isNewAccount } from "@/features/auth";
+import { useBookCount } from "@/features/books";
 import { SITE_NAME } from "@/config/app";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
@@ -136,12 +137,21 @@ function HeroIllustration() {
           ))}
         </div>
       </div>
-      <div className="bg-card absolute -bottom-6 -left-6 flex items-center gap-3 rounded-xl border px-4 py-3 shadow-lg">
-        <BookOpenIcon className="text-primary size-6" />
-        <div>
-          <p className="text-sm font-semibold">12 livres</p>
-          <p className="text-muted-foreground text-xs">à télécharger</p>
-        </div>
+      <BookCountBadge />
+    </div>
+  );
+}
+
+/** The shelf's real size, from the database; nothing until it is known (and none for an empty shelf). */
+function BookCountBadge() {
+  const { data: count } = useBookCount();
+  if (!count) return null;
+  return (
+    <div className="bg-card absolute -bottom-6 -left-6 flex items-center gap-3 rounded-xl border px-4 py-3 shadow-lg" data-testid="landing-book-count">
+      <BookOpenIcon className="text-primary size-6" />
+      <div>
+        <p className="text-sm font-semibold">{count.toLocaleString("fr-FR")} {count > 1 ? "livres" : "livre"}</p>
+        <p className="text-muted-foreground text-xs">à télécharger</p>
       </div>
     </div>
   );

@@ -1,5 +1,5 @@
 import * as React from "react";
-import { Link, Navigate, useLocation, useNavigate } from "react-router-dom";
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from "react-router-dom";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { toast } from "sonner";
@@ -8,14 +8,16 @@ import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
-import { AuthCard, PasswordInput, loginSchema, type LoginValues, signInErrorMessage, useAuth } from "@/features/auth";
-import { signInAndRecordDevice } from "@/features/sessions";
+import { AuthCard, MAX_SESSIONS_MESSAGE, PasswordInput, loginSchema, type LoginValues, safeNextPath, signInErrorMessage, useAuth, withNext } from "@/features/auth";
+import { DeviceLimitHelp, signInAndRecordDevice } from "@/features/sessions";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Login() {
   useDocumentTitle("Connexion");
   const navigate = useNavigate();
   const location = useLocation();
+  const [searchParams] = useSearchParams();
+  const next = safeNextPath(searchParams.get("next")); // where the user was going (a course page...)
   const { user, loading } = useAuth();
   const [error, setError] = React.useState<string | null>((location.state as { error?: string } | null)?.error ?? null);
   const busyRef = React.useRef(false);
@@ -30,7 +32,7 @@ export default function Login() {
     try {
       await signInAndRecordDevice(values.email, values.password);
       toast.success("Connexion réussie", { description: "Vous êtes maintenant connecté" });
-      navigate("/", { replace: true });
+      navigate(next, { replace: true });
     } catch (e) {
       setError(e instanceof Error || (e && typeof e === "object" && "message" in e) ? signInErrorMessage(e) : "Une erreur s'est produite lors de la connexion");
     } finally {
@@ -38,7 +40,7 @@ export default function Login() {
     }
   });
 
-  if (!loading && user && !isSubmitting) return <Navigate to="/" replace />;
+  if (!loading && user && !isSubmitting) return <Navigate to={next} replace />;
 
   return (
     <AuthCard
@@ -47,7 +49,7 @@ export default function Login() {
       footer={
         <>
           Pas encore de compte ?{" "}
-          <Link to="/inscription" className="text-primary font-medium hover:underline">
+          <Link to={withNext("/inscription", next)} className="text-primary font-medium hover:underline">
             S'inscrire
           </Link>
         </>
@@ -59,6 +61,7 @@ export default function Login() {
           <AlertDescription>{error || blankError}</AlertDescription>
         </Alert>
       )}
+      {error === MAX_SESSIONS_MESSAGE && <DeviceLimitHelp email={form.getValues("email")} />}
       <form onSubmit={onSubmit} noValidate className="space-y-4">
         <FormField id="email" label="Email">
           <Input id="email" type="email" autoComplete="email" placeholder="vous@exemple.com" aria-invalid={!!errors.email} {...form.register("email")} />

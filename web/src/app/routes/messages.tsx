@@ -3,6 +3,7 @@ import { Navigate } from "react-router-dom";
 import { Loader2Icon, UsersIcon } from "lucide-react";
 import { Input } from "@/components/ui/input";
 import { ErrorPanel, PageContainer, PageSpinner } from "@/components/layout/page-states";
+import { ProfileErrorPanel } from "@/components/profile-error-panel";
 import { useAuth } from "@/features/auth";
 import { type Peer, Conversation, useDesignatedAdmin, useLearners, useUnreadBySender, unreadLabel, withUnreadFirst } from "@/features/messages";
 import { useDocumentTitle } from "@/lib/use-document-title";
@@ -11,9 +12,10 @@ import { cn } from "@/lib/utils";
 
 export default function Messages() {
   useDocumentTitle("Messages");
-  const { loading, user, isAdmin, profile } = useAuth();
+  const { loading, user, isAdmin, profile, profileError, refreshProfile } = useAuth();
+  if (profileError) return <ProfileErrorPanel onRetry={refreshProfile} />;
   if (loading || (user && !profile)) return <PageSpinner />;
-  if (!user) return <Navigate to="/connexion" replace state={{ error: "You must be logged in to access messages" }} />;
+  if (!user) return <Navigate to="/connexion" replace state={{ error: "Connectez-vous pour accéder à vos messages." }} />;
   return (
     <PageContainer className="max-w-5xl">
       <h1 className="mb-6 text-3xl font-bold tracking-tight">Messages</h1>
@@ -24,7 +26,7 @@ export default function Messages() {
 
 function LearnerInbox({ userId }: { userId: string }) {
   const query = useDesignatedAdmin();
-  useErrorToast(query.error, "Failed to load users");
+  useErrorToast(query.error, "Impossible de charger les utilisateurs.");
   // undefined while loading; null when none is designated or the read failed.
   const admin = query.isError ? null : query.data;
   if (admin === undefined) return <PageSpinner label="Chargement de la conversation..." />;
@@ -39,7 +41,7 @@ function LearnerInbox({ userId }: { userId: string }) {
 
 function AdminInbox({ userId }: { userId: string }) {
   const query = useLearners();
-  useErrorToast(query.error, "Failed to load users");
+  useErrorToast(query.error, "Impossible de charger les utilisateurs.");
   // null while loading; a failed read lists nobody.
   const users = query.isError ? [] : (query.data ?? null);
   const [selected, setSelected] = React.useState<Peer | null>(null);

@@ -1,4 +1,4 @@
-import { Link, useNavigate } from "react-router-dom";
+import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { toast } from "sonner";
@@ -9,12 +9,14 @@ import { Input } from "@/components/ui/input";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Alert, AlertDescription } from "@/components/ui/alert";
 import { FormField } from "@/components/form-field";
-import { AuthCard, PasswordInput, registerDefaults, registerSchema, STUDENT_LEVELS, type RegisterValues, signUpErrorMessage, signUp } from "@/features/auth";
+import { AuthCard, PasswordInput, registerDefaults, registerSchema, STUDENT_LEVELS, type RegisterValues, safeNextPath, signUpErrorMessage, signUp, withNext } from "@/features/auth";
 import { useDocumentTitle } from "@/lib/use-document-title";
 
 export default function Register() {
   useDocumentTitle("Créer un compte");
   const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const next = safeNextPath(searchParams.get("next")); // where the user was going (a course page...)
   const [error, setError] = React.useState<string | null>(null);
   const form = useForm<RegisterValues>({ resolver: zodResolver(registerSchema), defaultValues: registerDefaults });
   const { errors, isSubmitting } = form.formState;
@@ -22,14 +24,14 @@ export default function Register() {
   const onSubmit = form.handleSubmit(async (values) => {
     setError(null);
     try {
-      const session = await signUp(values);
+      const session = await signUp(values, next); // the confirmation link comes back to `next`
       if (session) {
         toast.success("Inscription réussie");
-        navigate("/", { replace: true });
+        navigate(next, { replace: true });
       } else {
         // E-mail confirmations on (a production server's default): the account opens from the mail.
         toast.success("Inscription enregistrée : confirmez votre adresse avec le lien reçu par e-mail.");
-        navigate("/connexion", { replace: true });
+        navigate(withNext("/connexion", next), { replace: true });
       }
     } catch (e) {
       setError(signUpErrorMessage(e));
@@ -49,7 +51,7 @@ export default function Register() {
       description={
         <>
           Déjà inscrit ?{" "}
-          <Link to="/connexion" className="text-primary font-medium hover:underline">
+          <Link to={withNext("/connexion", next)} className="text-primary font-medium hover:underline">
             Se connecter
           </Link>
         </>

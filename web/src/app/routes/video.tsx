@@ -1,18 +1,19 @@
 import * as React from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { toast } from "sonner";
-import { ArrowLeftIcon, CheckCircle2Icon, ChevronLeftIcon, ChevronRightIcon, DownloadIcon, EyeIcon, Loader2Icon, LockIcon } from "lucide-react";
+import { ArrowLeftIcon, CheckCircle2Icon, ChevronLeftIcon, ChevronRightIcon, DownloadIcon, Loader2Icon, LockIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Badge } from "@/components/ui/badge";
 import { ErrorPanel, PageContainer } from "@/components/layout/page-states";
 import { useAuth } from "@/features/auth";
 import { useLesson, useRecordView, lockedLabel, type LessonView } from "@/features/courses";
-import { LessonPlayer, useContentDownload, fileTypeIcon, fileTypeLabel } from "@/features/lessons";
+import { LessonPlayer, playerOffersDownload, useContentDownload, fileTypeIcon, fileTypeLabel } from "@/features/lessons";
 import { CommentsPanel } from "@/features/comments";
 import { formatDateTimeFr } from "@/lib/format";
 import { useDocumentTitle } from "@/lib/use-document-title";
 import { cn } from "@/lib/utils";
+import { frenchError } from "@/lib/server-errors";
 
 type State =
   | { kind: "loading" }
@@ -88,7 +89,7 @@ export default function VideoPage() {
     );
   }
 
-  const { course, content, lessons, outline, completed, viewed } = state;
+  const { course, content, lessons, outline, viewed } = state;
   const index = lessons.findIndex((l) => l.id === content.id);
   const prev = index > 0 ? lessons[index - 1] : null;
   const next = index >= 0 && index < lessons.length - 1 ? lessons[index + 1] : null;
@@ -128,7 +129,7 @@ export default function VideoPage() {
                     <span className="w-5 shrink-0 text-center text-xs font-semibold opacity-70">{l.lesson_position}</span>
                     <Icon className="size-4 shrink-0" aria-hidden />
                     <span className="min-w-0 flex-1 truncate">{l.title}</span>
-                    {completed.has(l.id) ? <CheckCircle2Icon className={cn("size-4 shrink-0", !active && "text-emerald-600")} aria-label="terminée" /> : viewed.has(l.id) ? <EyeIcon className={cn("size-4 shrink-0", !active && "text-blue-600")} aria-label="vue" /> : null}
+                    {viewed.has(l.id) ? <CheckCircle2Icon className={cn("size-4 shrink-0", !active && "text-emerald-600")} aria-label="terminée" /> : null}
                   </Link>
                 </li>
               );
@@ -147,7 +148,8 @@ export default function VideoPage() {
               <h1 className="mt-2 text-2xl font-bold tracking-tight">{content.title}</h1>
               <p className="text-muted-foreground text-sm">Publié le {formatDateTimeFr(content.created_at)}</p>
             </div>
-            {content.file_path && (
+            {/* One download button: a document's is the player's card. */}
+            {content.file_path && !playerOffersDownload(content) && (
               <Button variant="outline" onClick={() => void download(content)} disabled={busy}>
                 {busy ? <Loader2Icon className="animate-spin" aria-hidden /> : <DownloadIcon aria-hidden />} Télécharger
               </Button>
@@ -174,7 +176,7 @@ function lessonState(authLoading: boolean, contentId: string | undefined, userId
   if (authLoading) return { kind: "loading" };
   if (!contentId) return { kind: "error", title: "Identifiant de contenu manquant", action: "back" };
   if (!userId) return { kind: "error", title: "Connexion requise", description: "Connectez-vous pour regarder cette leçon.", action: "login" };
-  if (query.isError && !query.isFetching) return { kind: "error", title: "Impossible de charger la leçon", description: query.error?.message || undefined, action: "back" };
+  if (query.isError && !query.isFetching) return { kind: "error", title: "Impossible de charger la leçon", description: frenchError(query.error, "Réessayez dans un instant."), action: "back" };
   const view = query.data;
   if (!view || query.isError) return { kind: "loading" };
   if (view.kind === "refused") return { kind: "error", title: view.title, description: view.description, action: view.courseId ? { courseId: view.courseId } : "back" };

@@ -27,4 +27,5 @@ export {
   signUpErrorMessage,
 } from "./lib/errors";
 export { greeting, isNewAccount } from "./lib/greeting";
+export { safeNextPath, withNext } from "./lib/next-path";
 export { useLogout } from "./hooks/use-logout";

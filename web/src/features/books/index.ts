@@ -2,6 +2,6 @@
 export { BOOKS_BUCKET, bookCoverUrl, bookDownloadUrl, deleteBook, hasFullAccess } from "./api/books";
 export { BookCover } from "./components/book-cover";
 export { BookDialog, BookStateBadge } from "./components/book-dialog";
-export { bookKeys, useBookShelf, useDeleteBook } from "./hooks/use-books";
+export { bookKeys, useBookCount, useBookShelf, useDeleteBook } from "./hooks/use-books";
 export { bookCardState, COVERS_BUCKET, coverUrl } from "./lib/book";
 export type { BookCardState } from "./lib/book";

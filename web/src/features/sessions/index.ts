@@ -4,4 +4,6 @@ export { DevicesCard } from "./components/devices-card";
 export { useDeviceSession } from "./hooks/use-device-session";
 export { useAllSessions, useTerminateSession } from "./hooks/use-sessions";
 export { signInAndRecordDevice } from "./api/login";
+export { DeviceLimitHelp } from "./components/device-limit-help";
 export { type DeviceSession } from "./api/sessions";
+export { deviceLabel } from "./lib/device";

@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { serverError } from "@/lib/server-errors";
 import type { Book, Course, CourseContent } from "@/types/db";
 
 /** The user access summary, derived on the client. */
@@ -20,7 +21,7 @@ export async function loadAccessSummary(userId: string): Promise<AccessSummary> 
     client.from("user_content_progress").select("content_id").eq("user_id", userId),
   ]);
   const error = courses.error ?? books.error ?? full.error ?? content.error;
-  if (error) throw new Error(error.message || "Impossible de charger les données d'accès.");
+  if (error) throw serverError(error, "Impossible de charger les données d'accès.");
   const summary = {
     courses: courses.data ?? [],
     books: books.data ?? [],
@@ -32,50 +33,50 @@ export async function loadAccessSummary(userId: string): Promise<AccessSummary> 
 
 export async function listAllCourses(): Promise<Course[]> {
   const { data, error } = await supabase().from("courses").select("*").order("created_at", { ascending: false });
-  if (error) throw new Error(error.message || "Impossible de charger les cours");
+  if (error) throw serverError(error, "Impossible de charger les cours");
   return data ?? [];
 }
 
 export async function listBooksByTitle(): Promise<Book[]> {
   const { data, error } = await supabase().from("books").select("*").order("title");
-  if (error) throw new Error(error.message || "Impossible de charger les livres");
+  if (error) throw serverError(error, "Impossible de charger les livres");
   return data ?? [];
 }
 
 /** Admin screens read content by course, ordered by order_index then created_at. */
 export async function listContentInOrder(courseId: string): Promise<CourseContent[]> {
   const { data, error } = await supabase().from("course_content").select("*").eq("course_id", courseId).order("order_index").order("created_at");
-  if (error) throw new Error(`Error fetching content: ${error.message}`);
+  if (error) throw serverError(error, "Impossible de charger le contenu du cours.");
   return data ?? [];
 }
 
 async function currentUserId(): Promise<string> {
   const { data } = await supabase().auth.getSession();
   const id = data.session?.user.id;
-  if (!id) throw new Error("User not authenticated");
+  if (!id) throw new Error("Vous devez être connecté.");
   return id;
 }
 
 export async function grantCourse(userId: string, courseId: string): Promise<void> {
   const grantedBy = await currentUserId();
   const { error } = await supabase().from("course_access").insert({ user_id: userId, course_id: courseId, granted_by: grantedBy });
-  if (error) throw new Error(error.code === "23505" ? "User already has access to this course" : error.message);
+  if (error) throw error.code === "23505" ? new Error("Cet utilisateur a déjà accès à ce cours.") : serverError(error, "Impossible de mettre à jour l'accès au cours.");
 }
 
 export async function revokeCourse(userId: string, courseId: string): Promise<void> {
   const { error } = await supabase().from("course_access").delete().eq("user_id", userId).eq("course_id", courseId);
-  if (error) throw new Error(error.message);
+  if (error) throw serverError(error, "Impossible de mettre à jour l'accès.");
 }
 
 export async function grantBook(userId: string, bookId: string): Promise<void> {
   const grantedBy = await currentUserId();
   const { error } = await supabase().from("user_book_access").insert({ user_id: userId, book_id: bookId, granted_by: grantedBy });
-  if (error) throw new Error(error.code === "23505" ? "User already has access to this book" : `Error granting access: ${error.message}`);
+  if (error) throw error.code === "23505" ? new Error("Cet utilisateur a déjà accès à ce livre.") : serverError(error, "Impossible de mettre à jour l'accès au livre.");
 }
 
 export async function revokeBook(userId: string, bookId: string): Promise<void> {
   const { error } = await supabase().from("user_book_access").delete().eq("user_id", userId).eq("book_id", bookId);
-  if (error) throw new Error(`Error revoking access: ${error.message}`);
+  if (error) throw serverError(error, "Impossible de mettre à jour l'accès au livre.");
 }
 
 /** Grant single: upsert with a timestamp. */
@@ -83,19 +84,19 @@ export async function grantContent(userId: string, courseId: string, contentId: 
   const { error } = await supabase()
     .from("user_content_progress")
     .upsert({ user_id: userId, course_id: courseId, content_id: contentId, unlocked_at: new Date().toISOString() });
-  if (error) throw new Error(error.message);
+  if (error) throw serverError(error, "Impossible de mettre à jour l'accès.");
 }
 
 export async function revokeContent(userId: string, contentId: string): Promise<void> {
   const { error } = await supabase().from("user_content_progress").delete().eq("user_id", userId).eq("content_id", contentId);
-  if (error) throw new Error(error.message);
+  if (error) throw serverError(error, "Impossible de mettre à jour l'accès.");
 }
 
 /** Bulk grant: one row per content; a duplicate (23505) is ignored. */
 export async function bulkGrantContent(userId: string, items: Array<{ id: string; course_id: string }>): Promise<void> {
   for (const item of items) {
     const { error } = await supabase().from("user_content_progress").insert({ user_id: userId, course_id: item.course_id, content_id: item.id });
-    if (error && error.code !== "23505") throw new Error(error.message);
+    if (error && error.code !== "23505") throw serverError(error, "Impossible de mettre à jour l'accès aux contenus sélectionnés.");
   }
 }
 
@@ -109,7 +110,7 @@ export async function bulkGrantCourses(userId: string, courseIds: string[]): Pro
   const grantedBy = await currentUserId();
   for (const courseId of courseIds) {
     const { error } = await supabase().from("course_access").insert({ user_id: userId, course_id: courseId, granted_by: grantedBy });
-    if (error && error.code !== "23505") throw new Error(error.message);
+    if (error && error.code !== "23505") throw serverError(error, "Impossible de mettre à jour l'accès aux contenus sélectionnés.");
   }
 }
 

@@ -1,5 +1,6 @@
 import { supabase } from "@/lib/supabase";
 import { textLimitError } from "@/lib/text-limits";
+import { frenchError } from "@/lib/server-errors";
 import { BOOKS_BUCKET } from "@/features/books";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
 import { timestampedName } from "@/features/admin/lib/content-file";
@@ -22,14 +23,14 @@ export async function uploadBook(input: BookInput, progress: ResumableOptions = 
   const client = supabase();
   const { data: session } = await client.auth.getSession();
   const userId = session.session?.user.id;
-  if (!userId) throw new Error("User not authenticated");
-  if (!input.file) throw new Error("No file provided");
+  if (!userId) throw new Error("Vous devez être connecté pour ajouter un livre.");
+  if (!input.file) throw new Error("Aucun fichier n'a été fourni.");
   let filePath: string;
   try {
     filePath = await resumableUpload(input.file, { bucket: BOOKS_BUCKET, objectName: timestampedName(input.file.name), contentType: "application/pdf", cacheControl: "3600", upsert: false }, progress);
   } catch (error) {
     if (isCancelledUpload(error)) throw error;
-    throw new Error(`Error uploading file: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`Échec du téléversement du PDF : ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 
   // A cover failure (compression or upload) is logged only: the book is created without.
@@ -51,7 +52,7 @@ export async function uploadBook(input: BookInput, progress: ResumableOptions = 
   if (error) {
     await client.storage.from(BOOKS_BUCKET).remove([filePath]);
     if (coverPath) await client.storage.from(COVERS_BUCKET).remove([coverPath]);
-    throw textLimitError(error) ?? new Error(`Error creating book record: ${error.message}`);
+    throw textLimitError(error) ?? new Error(`Le livre n'a pas pu être enregistré : ${frenchError(error, "erreur inconnue").toLowerCase()}`, { cause: error });
   }
   return { book: data, coverFailed };
 }

@@ -1,5 +1,6 @@
 import { supabase } from "@/lib/supabase";
 import { textLimitError } from "@/lib/text-limits";
+import { serverError } from "@/lib/server-errors";
 import type { Course, CourseContent, FileType, Visibility } from "@/types/db";
 import { CONTENT_BUCKET } from "@/features/courses";
 import { COVERS_BUCKET, uploadCover } from "@/features/admin/api/covers";
@@ -16,7 +17,7 @@ export interface CourseInput {
 async function currentUserId(): Promise<string> {
   const { data } = await supabase().auth.getSession();
   const id = data.session?.user.id;
-  if (!id) throw new Error("User not authenticated");
+  if (!id) throw new Error("Vous devez être connecté.");
   return id;
 }
 
@@ -41,7 +42,7 @@ export async function createCourse(input: CourseInput): Promise<{ course: Course
     .single();
   if (error) {
     if (cover.path) await supabase().storage.from(COVERS_BUCKET).remove([cover.path]);
-    throw textLimitError(error) ?? new Error(`Failed to create course: ${error.message}`);
+    throw textLimitError(error) ?? serverError(error, "Impossible de créer le cours.");
   }
   return { course: data, coverFailed: cover.failed };
 }
@@ -55,7 +56,7 @@ export async function updateCourse(course: Course, input: CourseInput): Promise<
     .eq("id", course.id)
     .select()
     .single();
-  if (error) throw textLimitError(error) ?? new Error(error.message);
+  if (error) throw textLimitError(error) ?? serverError(error, "Impossible de mettre à jour le cours.");
   // The replaced cover is no longer referenced.
   if (cover.path && course.cover_url && !/^https?:/i.test(course.cover_url)) await supabase().storage.from(COVERS_BUCKET).remove([course.cover_url]);
   return { course: data, coverFailed: cover.failed };
@@ -66,7 +67,7 @@ export async function deleteCourse(course: Course): Promise<void> {
   const client = supabase();
   const { data: items } = await client.from("course_content").select("file_path").eq("course_id", course.id);
   const { error } = await client.from("courses").delete().eq("id", course.id);
-  if (error) throw new Error(`Error deleting course: ${error.message}`);
+  if (error) throw serverError(error, "Impossible de supprimer le cours.");
   const paths = (items ?? []).map((r: { file_path: string | null }) => r.file_path).filter((p): p is string => !!p);
   if (paths.length) {
     const { error: removeError } = await client.storage.from(CONTENT_BUCKET).remove(paths);
@@ -107,7 +108,7 @@ export async function addContent(input: NewContent, existing: CourseContent[], o
       filePath = await resumableUpload(input.file, { bucket: CONTENT_BUCKET, objectName: objectPath(input.file.name), contentType: contentTypeOf(input.file), cacheControl: "3600", upsert: false }, progress);
     } catch (error) {
       if (isCancelledUpload(error)) throw error;
-      throw new Error(`Failed to upload content: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(`Échec du téléversement du fichier : ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
   const order = nextOrderIndex(existing);
@@ -128,28 +129,28 @@ export async function addContent(input: NewContent, existing: CourseContent[], o
     .single();
   if (error) {
     if (filePath) await client.storage.from(CONTENT_BUCKET).remove([filePath]);
-    throw textLimitError(error) ?? new Error(`Failed to upload content: ${error.message}`);
+    throw textLimitError(error) ?? serverError(error, "Impossible d'ajouter le contenu.");
   }
   return data;
 }
 
 export async function updateContent(id: string, title: string, description: string): Promise<void> {
   const { error } = await supabase().from("course_content").update({ title: title.trim(), description: description.trim() || null }).eq("id", id);
-  if (error) throw textLimitError(error) ?? new Error(error.message);
+  if (error) throw textLimitError(error) ?? serverError(error, "Impossible de mettre à jour le contenu.");
 }
 
 /** Reads file_path, removes the stored file, deletes the row. */
 export async function deleteContent(id: string): Promise<void> {
   const client = supabase();
   const { data, error: readError } = await client.from("course_content").select("file_path").eq("id", id).single();
-  if (readError) throw new Error(`Error fetching content: ${readError.message}`);
+  if (readError) throw serverError(readError, "Impossible de charger le contenu.");
   const path = (data as { file_path: string | null }).file_path;
   if (path) {
     const { error } = await client.storage.from(CONTENT_BUCKET).remove([path]);
     if (error && !/not.?found/i.test(error.message)) console.warn("content file removal", error);
   }
   const { error } = await client.from("course_content").delete().eq("id", id);
-  if (error) throw new Error(`Error deleting content: ${error.message}`);
+  if (error) throw serverError(error, "Impossible de supprimer le contenu.");
 }
 
 /**
@@ -158,6 +159,6 @@ export async function deleteContent(id: string): Promise<void> {
  */
 export async function contentFileDownloadUrl(filePath: string): Promise<string> {
   const { data, error } = await supabase().storage.from(CONTENT_BUCKET).createSignedUrl(filePath, 3600, { download: true });
-  if (error || !data?.signedUrl) throw new Error(error?.message || "Impossible de télécharger le contenu");
+  if (error || !data?.signedUrl) throw serverError(error, "Impossible de télécharger le contenu");
   return data.signedUrl;
 }

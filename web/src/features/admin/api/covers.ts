@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { serverError } from "@/lib/server-errors";
 import { resizeCover } from "@/features/admin/lib/resize-cover";
 import { coverFileName } from "@/features/admin/lib/cover-size";
 import { COVERS_BUCKET } from "@/features/books";
@@ -12,6 +13,6 @@ export async function uploadCover(folder: "books" | "courses", file: File): Prom
   const random = Math.random().toString(36).slice(2, 10);
   const path = `${folder}/${Date.now()}_${random}_${coverFileName(file.name)}`;
   const { error } = await supabase().storage.from(COVERS_BUCKET).upload(path, blob, { cacheControl: "3600", upsert: false, contentType: "image/jpeg" });
-  if (error) throw new Error(`Error uploading file: ${error.message}`);
+  if (error) throw serverError(error, "Impossible de téléverser l'image de couverture.");
   return path;
 }

@@ -1,11 +1,12 @@
 import { supabase } from "@/lib/supabase";
 import { textLimitError } from "@/lib/text-limits";
+import { serverError } from "@/lib/server-errors";
 import type { Profile, ProfileUpdate } from "@/types/db";
 
 /** All profiles, newest first (admin users list). */
 export async function listProfiles(): Promise<Profile[]> {
   const { data, error } = await supabase().from("profiles").select("*").order("created_at", { ascending: false });
-  if (error) throw new Error(error.message || "Impossible de charger les utilisateurs.");
+  if (error) throw serverError(error, "Impossible de charger les utilisateurs.");
   return data ?? [];
 }
 

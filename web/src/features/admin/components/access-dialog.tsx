@@ -9,6 +9,7 @@ import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } f
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { fileTypeLabel } from "@/features/lessons";
+import { CourseProgressLine, progressKeys, useCourseProgress } from "@/features/courses";
 import type { AccessWrite } from "@/features/admin/api/access";
 import { accessWriteKey, useAccessData, useAccessWrite, useUnfoldedLessons } from "@/features/admin/hooks/use-access";
 import { lessonsQuery } from "@/features/admin/hooks/use-course-content";
@@ -26,6 +27,8 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
   const queryClient = useQueryClient();
   const { profile, courses, books, summary, loading, fetching, refetch } = useAccessData(userId);
   const write = useAccessWrite(userId);
+  // The learner's progress per course, by the same rule as their own screens (the database's).
+  const progress = useCourseProgress(userId);
   // The courses unfolded to show their lessons, in the order they were opened.
   const [unfolded, setUnfolded] = React.useState<string[]>([]);
   const expanded = useUnfoldedLessons(unfolded);
@@ -57,12 +60,17 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
   const contentIds = summary?.contentIds ?? new Set<string>();
   const loadedContent = Object.values(expanded).flatMap((v) => (v === "loading" ? [] : v));
 
+  // A grant or a revoke changes what is unlocked, hence the progress.
+  const refreshProgress = () => void queryClient.invalidateQueries({ queryKey: progressKeys.all });
+
   const act = async (change: AccessWrite, description: string, fallback: string) => {
     try {
       await write.mutateAsync(change);
       toast.success(change.grant ? "Accès accordé" : "Accès révoqué", { description });
     } catch (error) {
       toast.error("Erreur lors de la modification de l'accès", { description: errorText(error, fallback) });
+    } finally {
+      refreshProgress();
     }
   };
 
@@ -100,6 +108,8 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
       dispatch({ type: "done" });
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, `Impossible de ${kind === "grant" ? "accorder" : "révoquer"} l'accès aux contenus sélectionnés.`) });
+    } finally {
+      refreshProgress();
     }
   };
 
@@ -121,7 +131,7 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
             {bookIds.size} livre{bookIds.size > 1 ? "s" : ""} accessible{bookIds.size > 1 ? "s" : ""}
           </Badge>
           {summary?.hasFullAccess && <Badge variant="success">Accès complet</Badge>}
-          <Button variant="outline" size="sm" className="ml-auto" onClick={() => void refetch()} disabled={fetching}>
+          <Button variant="outline" size="sm" className="ml-auto" onClick={() => void Promise.all([refetch(), progress.refetch()])} disabled={fetching}>
             <RefreshCwIcon className={fetching ? "animate-spin" : undefined} aria-hidden /> Actualiser
           </Button>
         </div>
@@ -178,6 +188,7 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                       {courses.map((c) => {
                         const items = expanded[c.id];
                         const has = courseIds.has(c.id);
+                        const learned = progress.data?.get(c.id);
                         const visibilityBadge = <Badge variant="outline">{c.visibility === "public" ? "Public" : "Privé"}</Badge>;
                         return (
                           <React.Fragment key={c.id}>
@@ -196,6 +207,7 @@ export function AccessDialog({ userId, onClose }: { userId: string; onClose: () 
                                     {!wide && visibilityBadge}
                                   </div>
                                 </div>
+                                {learned && <CourseProgressLine progress={learned} className="mt-1.5 max-w-64" />}
                               </TableCell>
                               {wide && <TableCell>{visibilityBadge}</TableCell>}
                               <TableCell className="text-right">

@@ -70,7 +70,7 @@ export function BooksTab() {
                 <div className="min-w-0 flex-1">
                   <p className="truncate font-medium">{b.title}</p>
                   <p className="text-muted-foreground text-xs">
-                    {b.pages ?? 0} pages · {formatFileSize(b.file_size, { gigabytes: true })} · {formatDateFr(b.created_at)}
+                    {b.pages ?? 0} page{(b.pages ?? 0) > 1 ? "s" : ""} · {formatFileSize(b.file_size, { gigabytes: true })} · {formatDateFr(b.created_at)}
                   </p>
                   {b.description && <p className="text-muted-foreground line-clamp-2 text-sm">{b.description}</p>}
                 </div>

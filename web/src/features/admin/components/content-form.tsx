@@ -1,11 +1,11 @@
 import * as React from "react";
 import { toast } from "sonner";
-import { Loader2Icon, UploadIcon } from "lucide-react";
+import { FileVideoIcon, Loader2Icon, UploadIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
 import { NativeSelect } from "@/components/ui/native-select";
-import { Alert, AlertDescription } from "@/components/ui/alert";
+import { Alert, AlertDescription, AlertTitle } from "@/components/ui/alert";
 import { FormField, fieldAria } from "@/components/form-field";
 import { FileInput } from "@/components/file-input";
 import { UploadProgressPanel } from "@/components/upload-progress";
@@ -13,7 +13,7 @@ import { isCancelledUpload } from "@/lib/resumable-upload";
 import { useUploadTask } from "@/lib/use-upload-task";
 import { useAddContent } from "@/features/admin/hooks/use-content-writes";
 import { isFileType } from "@/types/db";
-import { chooseFile } from "@/features/admin/lib/content-file";
+import { chooseFile, videoFileRefusal } from "@/features/admin/lib/content-file";
 import { checkVideoEmbed, EMBED_HOST_NAME, EMBED_MESSAGES } from "@/features/admin/lib/video-embed";
 import { errorText } from "@/features/admin/lib/errors";
 import { tooLong } from "@/lib/text-limits";
@@ -47,6 +47,8 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
   const [file, setFile] = React.useState<File | null>(null);
   const [embed, setEmbed] = React.useState("");
   const [errors, setErrors] = React.useState<Errors>({});
+  // A picked file the form does not take (a video), said until another choice is made.
+  const [refusal, setRefusal] = React.useState<string | null>(null);
   // The last attempt's failure, kept in the form (the toast goes away): why, and that it was cancelled.
   const [failure, setFailure] = React.useState<{ message: string; cancelled: boolean } | null>(null);
   const task = useUploadTask();
@@ -54,13 +56,29 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
   const chooseType = (type: string) => {
     setFileType(type);
     // Choosing the video type forces embed mode.
-    if (type === "video") setMode("embed");
+    if (type === "video") {
+      setMode("embed");
+      setRefusal(null);
+    }
+  };
+
+  const switchMode = (value: UploadMode) => {
+    setMode(value);
+    setRefusal(null);
+    // An embed is a video; a file gets its type from its extension.
+    if (value === "embed") setFileType("video");
+    else if (fileType === "video") setFileType("");
   };
 
   const pickFile = (f: File | null) => {
     const previous = file?.name ?? null;
+    // A video file is refused there and then: the form stays on the file, nothing is kept.
+    const refused = f && videoFileRefusal(f);
+    setRefusal(refused || null);
+    if (refused) return;
     setFile(f);
     if (!f) return;
+    setErrors(({ file: _picked, ...rest }) => rest);
     const next = chooseFile({ title, fileType }, f.name, previous);
     setTitle(next.title);
     chooseType(next.fileType);
@@ -141,12 +159,7 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
                 name="upload-mode"
                 value={value}
                 checked={mode === value}
-                onChange={() => {
-                  setMode(value);
-                  // An embed is a video; a file gets its type from its extension.
-                  if (value === "embed") setFileType("video");
-                  else if (fileType === "video") setFileType("");
-                }}
+                onChange={() => switchMode(value)}
               />
               {label}
             </label>
@@ -154,12 +167,31 @@ export function ContentForm({ courseId, existing }: { courseId: string; existing
         </div>
       </fieldset>
       {mode === "file" ? (
-        <FormField id="content-file" label="Fichier" error={errors.file} hint="Le type est détecté d'après l'extension.">
-          <FileInput id="content-file" file={file} onFile={pickFile} aria-invalid={!!errors.file} disabled={busy} />
-        </FormField>
+        <div className="grid gap-2">
+          <FormField id="content-file" label="Fichier" error={errors.file} hint={refusal ? undefined : "Le type est détecté d'après l'extension. Les vidéos s'ajoutent en «\u00a0Vidéo intégrée (embed)\u00a0»."}>
+            <FileInput id="content-file" file={file} onFile={pickFile} aria-invalid={!!errors.file || !!refusal} disabled={busy} />
+          </FormField>
+          {refusal && (
+            <Alert variant="warning" data-testid="content-file-refused">
+              <FileVideoIcon aria-hidden />
+              <AlertTitle>Fichier refusé</AlertTitle>
+              <AlertDescription>
+                <p>{refusal}</p>
+                <Button type="button" size="sm" variant="outline" className="mt-2" onClick={() => switchMode("embed")}>
+                  Ajouter une vidéo intégrée
+                </Button>
+              </AlertDescription>
+            </Alert>
+          )}
+        </div>
       ) : (
-        <FormField id="content-embed" label={`URL ou code embed (${EMBED_HOST_NAME})`} error={errors.embed}>
-          <Textarea id="content-embed" rows={3} value={embed} onChange={(e) => setEmbed(e.target.value)} placeholder={`https://${EMBED_HOST_NAME}/embed/...`} />
+        <FormField
+          id="content-embed"
+          label={`URL ou code embed (${EMBED_HOST_NAME})`}
+          error={errors.embed}
+          hint="Les liens YouTube (youtube.com/watch, youtu.be, shorts) sont convertis en lien d'intégration."
+        >
+          <Textarea id="content-embed" rows={3} value={embed} onChange={(e) => setEmbed(e.target.value)} placeholder="https://iframe.mediadelivery.net/embed/... ou https://www.youtube.com/watch?v=..." {...fieldAria("content-embed", errors.embed)} />
         </FormField>
       )}
       <div className="grid gap-4 sm:grid-cols-2">

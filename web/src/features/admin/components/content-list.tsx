@@ -15,7 +15,7 @@ import { errorText } from "@/features/admin/lib/errors";
 import { downloadName } from "@/features/admin/lib/content-file";
 import { ConfirmDialog } from "@/features/admin/components/confirm-dialog";
 import { formatFileSize } from "@/lib/format";
-import { startDownload } from "@/lib/download";
+import { saveFileWithToast } from "@/lib/download";
 import { tooLong } from "@/lib/text-limits";
 import { LimitNote } from "@/components/limit-note";
 import type { CourseContent } from "@/types/db";
@@ -32,12 +32,8 @@ export function ContentList({ items, viewed }: { items: CourseContent[]; viewed?
     }
     // Saved under the lesson's name, never opened in place of the admin page: the signed URL
     // asks for an attachment and the link names it.
-    try {
-      startDownload(await contentFileDownloadUrl(item.file_path), downloadName(item.title, item.file_path));
-      toast.success("Téléchargement démarré");
-    } catch (error) {
-      toast.error("Erreur de téléchargement", { description: errorText(error, "Impossible de télécharger le contenu") });
-    }
+    const path = item.file_path;
+    await saveFileWithToast(() => contentFileDownloadUrl(path), downloadName(item.title, path), "Impossible de télécharger le contenu.");
   };
 
   const remove = async (item: CourseContent) => {

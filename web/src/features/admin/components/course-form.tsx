@@ -50,7 +50,7 @@ export function CourseForm({ course, idPrefix = "course" }: { course?: Course; i
       }
       setCover(null);
     } catch (err) {
-      toast.error("Erreur", { description: errorText(err, course ? "Impossible de mettre à jour le cours." : "Failed to create course: Unknown error") });
+      toast.error("Erreur", { description: errorText(err, course ? "Impossible de mettre à jour le cours." : "Impossible de créer le cours.") });
     }
   };
 

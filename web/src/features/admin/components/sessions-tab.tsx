@@ -4,7 +4,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { EmptyState, PageSpinner } from "@/components/layout/page-states";
-import { useTerminateSession, type DeviceSession } from "@/features/sessions";
+import { deviceLabel, useTerminateSession, type DeviceSession } from "@/features/sessions";
 import { useAuth } from "@/features/auth";
 import { errorText } from "@/features/admin/lib/errors";
 import { useWide } from "@/features/admin/hooks/use-wide";
@@ -26,7 +26,7 @@ export function SessionsTab() {
     try {
       // The list is read again before this resolves, except for this device (signed out below).
       await end.mutateAsync(s);
-      toast.success("Session terminée", { description: `${s.device_name ?? "Appareil"} — ${s.user_email ?? ""}` });
+      toast.success("Session terminée", { description: `${deviceLabel(s.device_name)} — ${s.user_email ?? ""}` });
       if (s.is_this_device) await signOut();
     } catch (error) {
       toast.error("Erreur", { description: errorText(error, "Impossible de terminer la session.") });
@@ -66,14 +66,14 @@ export function SessionsTab() {
                     {/* Below 640 px the device and its activity stack under the user. */}
                     {!wide && (
                       <p className="text-muted-foreground mt-1 text-xs">
-                        <span className="text-foreground">{s.device_name || "Appareil inconnu"}</span> · {formatDateTimeFr(s.last_active)}
+                        <span className="text-foreground">{deviceLabel(s.device_name)}</span> · {formatDateTimeFr(s.last_active)}
                         {s.is_this_device && <ThisDevice />}
                       </p>
                     )}
                   </TableCell>
                   {wide && (
                     <TableCell>
-                      {s.device_name || "Appareil inconnu"}
+                      {deviceLabel(s.device_name)}
                       {s.is_this_device && <ThisDevice />}
                     </TableCell>
                   )}

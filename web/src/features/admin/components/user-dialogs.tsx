@@ -188,7 +188,7 @@ export function PaymentInfoDialog({ user, onClose }: DialogProps) {
           <dt className="text-muted-foreground">Date de paiement</dt>
           <dd>{formatDateFr(user.date_paid) || "—"}</dd>
           <dt className="text-muted-foreground">Date d'expiration</dt>
-          <dd>{formatDateFr(user.expire_date) || (user.paid ? "Illimité" : "—")}</dd>
+          <dd>{status.expiresOn ?? (user.paid ? "Illimité" : "—")}</dd>
         </dl>
         <StatusBlock status={status} />
         <DialogFooter>

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { listProfiles, updateUser, usersWithAccess } from "@/features/admin/api/users";
 import { ADMIN_STALE_TIME, adminKeys } from "@/features/admin/hooks/keys";
+import { errorText } from "@/features/admin/lib/errors";
 import type { ProfileUpdate } from "@/types/db";
 
 /** Every profile, newest first, and who holds any access (the table's dot). */
@@ -11,7 +12,7 @@ export function useAdminUsers() {
   return {
     users: profiles.data && holders.data ? profiles.data : null,
     withAccess: holders.data ?? new Set<string>(),
-    error: failure ? failure.message || "Impossible de charger les utilisateurs." : null,
+    error: failure ? errorText(failure, "Impossible de charger les utilisateurs.") : null,
   };
 }
 

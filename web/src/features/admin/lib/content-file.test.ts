@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseFile, contentObjectPath, detectFileType, downloadName, nextOrderIndex, safeFileName, timestampedName, titleFromFileName } from "./content-file";
+import { chooseFile, contentObjectPath, videoFileRefusal, detectFileType, downloadName, nextOrderIndex, safeFileName, timestampedName, titleFromFileName } from "./content-file";
 
 describe("detectFileType", () => {
   it("maps the spec's extensions, case-insensitively", () => {
@@ -57,5 +57,18 @@ describe("downloadName", () => {
     expect(downloadName("  ", "c1/notes")).toBe("contenu");
     expect(downloadName("Fiche : les nombres", "c1/1_lesson.pdf")).toBe("Fiche - les nombres.pdf");
     expect(downloadName("a/b\\c?", "c1/x.pdf")).toBe("a-b-c-.pdf");
+  });
+});
+
+describe("videoFileRefusal", () => {
+  it("refuses video files by extension or by media type, naming the file and where a video goes", () => {
+    for (const name of ["cours.mp4", "Cours.MOV", "a.avi", "a.webm"]) expect(videoFileRefusal({ name, type: "" })).toMatch(/^Les fichiers vidéo ne sont pas acceptés/);
+    expect(videoFileRefusal({ name: "film.mkv", type: "video/x-matroska" })).toContain("«\u00a0film.mkv\u00a0»");
+    expect(videoFileRefusal({ name: "cours.mp4", type: "video/mp4" })).toContain("Vidéo intégrée (embed)");
+  });
+  it("lets every other file through", () => {
+    expect(videoFileRefusal({ name: "cours.pdf", type: "application/pdf" })).toBeNull();
+    expect(videoFileRefusal({ name: "dialogue.mp3", type: "audio/mpeg" })).toBeNull();
+    expect(videoFileRefusal({ name: "notes.txt", type: "" })).toBeNull();
   });
 });

@@ -1,5 +1,7 @@
 // Content upload helpers: type detection from the extension, the title prefilled from the
 // file name, and the storage names of the spec ({courseId}/{timestamp}_{name}).
+import { EMBED_HOST_NAME } from "@/features/admin/lib/video-embed";
+
 export type DetectedType = "video" | "document" | "image";
 
 const EXTENSIONS: Record<string, DetectedType> = {
@@ -17,6 +19,8 @@ const EXTENSIONS: Record<string, DetectedType> = {
   webp: "image",
 };
 
+export { downloadName } from "@/lib/download";
+
 export function fileExtension(fileName: string): string {
   const dot = fileName.lastIndexOf(".");
   return dot > 0 ? fileName.slice(dot + 1).toLowerCase() : "";
@@ -25,6 +29,17 @@ export function fileExtension(fileName: string): string {
 /** The content type of a file from its extension; null when the extension is unknown. */
 export function detectFileType(fileName: string): DetectedType | null {
   return EXTENSIONS[fileExtension(fileName)] ?? null;
+}
+
+/**
+ * Why a picked file is refused, in French, or null when it is taken. Video files are: a video
+ * lesson is an embed (the spec's "file_path (null for video)", "Choosing the video type forces
+ * embed mode"), and the lessons bucket holds no video, so it is said when the file is picked.
+ */
+export function videoFileRefusal(file: { name: string; type: string }): string | null {
+  if (detectFileType(file.name) !== "video" && !file.type.startsWith("video/")) return null;
+  // French typography: no break inside « » nor before the colon.
+  return `Les fichiers vidéo ne sont pas acceptés\u00a0: «\u00a0${file.name}\u00a0» n'a pas été ajouté. Une vidéo s'ajoute par son lien (${EMBED_HOST_NAME}), en mode «\u00a0Vidéo intégrée (embed)\u00a0».`;
 }
 
 /** "mon_cours-1.pdf" -> "mon cours 1": the title field's initial value. */
@@ -51,16 +66,6 @@ export function chooseFile(current: FileChoice, fileName: string, previousName: 
     title: !current.title.trim() || prefilled ? titleFromFileName(fileName) : current.title,
     fileType: detectFileType(fileName) ?? "",
   };
-}
-
-/**
- * The saved file's name: the lesson's title with the stored file's extension; characters no
- * file system takes (the ':' of "Fiche : les nombres") become dashes.
- */
-export function downloadName(title: string, filePath: string): string {
-  const ext = fileExtension(filePath.split("/").pop() ?? "");
-  const base = title.replace(/[\\/:*?"<>|]+/g, "-").replace(/\s+/g, " ").trim() || "contenu";
-  return ext && !base.toLowerCase().endsWith(`.${ext}`) ? `${base}.${ext}` : base;
 }
 
 /** Spaces in file names become underscores. */

@@ -1,10 +1,12 @@
 import { textLimitError } from "@/lib/text-limits";
+import { frenchError } from "@/lib/server-errors";
 
-/** The server's message (a text over its bound: the French one), else the fixed text of the spec. */
+/**
+ * The error's own message when it is French (the site's messages, a text over its bound) or a
+ * server answer known in French, else the fixed text of the spec: never the server's English.
+ */
 export function errorText(error: unknown, fallback: string): string {
   const limit = textLimitError(error);
   if (limit) return limit.message;
-  if (error instanceof Error && error.message) return error.message;
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === "string" && message ? message : fallback;
+  return frenchError(error, fallback);
 }

@@ -1,4 +1,4 @@
-import { subscriptionStatus } from "@/features/profile";
+import { dateInputValue, dayStartInstant, expiryInstant, subscriptionStatus } from "@/features/profile";
 import { isStudentRole, type Profile, type ProfileUpdate } from "@/types/db";
 
 export type PaidFilter = "all" | "paid" | "unpaid";
@@ -80,23 +80,12 @@ export function userEditPatch(values: UserEdit): ProfileUpdate {
   };
 }
 
-/** Payment fields as ISO strings or null; a date input's "YYYY-MM-DD" is read as local midnight. */
+/** Payment fields as ISO strings or null; a date input's day is a Paris day (the expiry: its last instant). */
 export function paymentPatch(paid: boolean, datePaid: string, expireDate: string): { paid: boolean; date_paid: string | null; expire_date: string | null } {
-  const iso = (value: string, endOfDay: boolean): string | null => {
-    if (!value) return null;
-    const [y, m, d] = value.split("-").map(Number);
-    if (!y || !m || !d) return null;
-    const date = endOfDay ? new Date(y, m - 1, d, 23, 59, 59) : new Date(y, m - 1, d);
-    return date.toISOString();
-  };
-  return { paid, date_paid: paid ? iso(datePaid, false) : null, expire_date: paid ? iso(expireDate, true) : null };
+  return { paid, date_paid: paid ? dayStartInstant(datePaid) : null, expire_date: paid ? expiryInstant(expireDate) : null };
 }
 
-/** "2025-03-05T..." -> "2025-03-05" for a date input (local time). */
+/** A stored instant as the Paris day of a date input ("2025-03-05"). */
 export function toDateInput(value: string | null | undefined): string {
-  if (!value) return "";
-  const d = new Date(value);
-  if (Number.isNaN(d.getTime())) return "";
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  return dateInputValue(value);
 }

@@ -2,6 +2,7 @@ import type { AuthChangeEvent, Session } from "@supabase/supabase-js";
 import { supabase } from "@/lib/supabase";
 import type { Profile } from "@/types/db";
 import type { RegisterValues } from "@/features/auth/lib/schemas";
+import { safeNextPath } from "@/features/auth/lib/next-path";
 
 export async function getSession(): Promise<Session | null> {
   const { data } = await supabase().auth.getSession();
@@ -20,11 +21,13 @@ export async function signIn(email: string, password: string): Promise<Session> 
   return data.session;
 }
 
-export async function signUp(values: RegisterValues): Promise<Session | null> {
+/** Signs up; with e-mail confirmations on, the mailed link brings the user back to `next` (a path of the site). */
+export async function signUp(values: RegisterValues, next = "/"): Promise<Session | null> {
   const { data, error } = await supabase().auth.signUp({
     email: values.email.trim(),
     password: values.password,
     options: {
+      emailRedirectTo: `${window.location.origin}${safeNextPath(next)}`,
       data: {
         full_name: values.nom.trim(),
         country: values.country.trim(),

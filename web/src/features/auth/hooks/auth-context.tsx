@@ -12,6 +12,8 @@ export interface AuthState {
   session: Session | null;
   user: User | null;
   profile: Profile | null;
+  /** The signed-in user's profile could not be read (refreshProfile tries again). */
+  profileError: boolean;
   /** True only when the profile role is 'admin'. */
   isAdmin: boolean;
   /** The hard-coded owner account (shown the Admin link even when not admin). */
@@ -26,6 +28,7 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
   const [loading, setLoading] = React.useState(true);
   const [session, setSession] = React.useState<Session | null>(null);
   const [profile, setProfile] = React.useState<Profile | null>(null);
+  const [profileError, setProfileError] = React.useState(false);
   const [owner, setOwner] = React.useState<{ userId: string; value: boolean } | null>(null);
   const userId = session?.user.id ?? null;
   // Set while this page signs itself out, to tell that from a session ended elsewhere.
@@ -69,10 +72,12 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
       setProfile(null);
       return;
     }
+    setProfileError(false);
     try {
       setProfile(await fetchProfile(userId));
     } catch {
       setProfile(null);
+      setProfileError(true);
     }
   }, [userId]);
 
@@ -109,6 +114,7 @@ export function AuthProvider({ children }: { children: React.ReactNode }) {
     session,
     user: session?.user ?? null,
     profile: profile && profile.id === userId ? profile : null,
+    profileError: !!userId && profileError,
     isAdmin: !!profile && profile.id === userId && profile.role === "admin",
     isOwner: !!userId && owner?.userId === userId && owner.value,
     refreshProfile,

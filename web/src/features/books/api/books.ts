@@ -12,6 +12,17 @@ export async function listBooks(): Promise<Book[]> {
   return data ?? [];
 }
 
+/**
+ * How many books are on the shelf: a head request counting rows (Prefer: count=exact). The
+ * shelf is listed to everyone (policies/books.sql: books_select for anon), so a visitor's
+ * count is the real one, and no book is sent.
+ */
+export async function countBooks(): Promise<number> {
+  const { count, error } = await supabase().from("books").select("id", { count: "exact", head: true });
+  if (error) throw error;
+  return count ?? 0;
+}
+
 /** A failed check means no access. */
 export async function hasBookAccess(userId: string, bookId: string): Promise<boolean> {
   const { data, error } = await supabase().rpc("user_has_book_access", { user_id: userId, book_id: bookId });
@@ -37,15 +48,15 @@ export function bookCoverUrl(book: Pick<Book, "cover_url">): string | null {
 /** A signed URL (3600 s) for the book's PDF; public URL as fallback. */
 export async function bookDownloadUrl(bookId: string): Promise<string> {
   const { data: book, error } = await supabase().from("books").select("file_path, title").eq("id", bookId).single();
-  if (error) throw new Error(`Error fetching book: ${error.message}`);
-  if (!book?.file_path) throw new Error("Book has no file path stored");
+  if (error) throw new Error("Livre introuvable : il a peut-être été supprimé.", { cause: error });
+  if (!book?.file_path) throw new Error("Ce livre n'a pas de fichier PDF associé.");
   const bucket = supabase().storage.from(BOOKS_BUCKET);
   const { data: signed, error: signError } = await bucket.createSignedUrl(book.file_path, SIGNED_URL_SECONDS, { download: `${book.title}.pdf` });
   if (signError || !signed?.signedUrl) {
     // A restricted book is refused here by the storage policies.
-    if (signError && /not.?found|denied|unauthorized|row-level/i.test(signError.message)) throw new Error("Impossible de générer l'URL de téléchargement");
+    if (signError && /not.?found|denied|unauthorized|row-level/i.test(signError.message)) throw new Error(/not.?found/i.test(signError.message) ? "Le fichier du livre est introuvable sur le serveur." : "Vous n'avez pas accès à ce livre.");
     const { data: pub } = bucket.getPublicUrl(book.file_path);
-    if (!pub?.publicUrl) throw new Error("Could not generate download URL. Please try again later.");
+    if (!pub?.publicUrl) throw new Error("Impossible de générer l'URL de téléchargement. Réessayez plus tard.");
     return pub.publicUrl;
   }
   return signed.signedUrl;
@@ -67,5 +78,5 @@ export async function deleteBook(book: Pick<Book, "id" | "file_path" | "cover_ur
     if (error) console.warn("book deletion step failed", error);
   }
   const { error } = await client.from("books").delete().eq("id", book.id);
-  if (error) throw new Error(`Error deleting book: ${error instanceof Error ? error.message : String(error)}`);
+  if (error) throw new Error("Impossible de supprimer le livre.", { cause: error });
 }

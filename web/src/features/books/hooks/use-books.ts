@@ -1,12 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { bookAccessMap, deleteBook, hasFullAccess, listBooks } from "@/features/books/api/books";
+import { bookAccessMap, countBooks, deleteBook, hasFullAccess, listBooks } from "@/features/books/api/books";
 import type { Book } from "@/types/db";
 
 /** Query keys of the books: every list starts with "books" (a write invalidates them all). */
 export const bookKeys = {
   all: ["books"] as const,
   shelf: (userId: string | null, isAdmin: boolean) => ["books", "shelf", userId, isAdmin] as const,
+  count: ["books", "count"] as const,
 };
+
+/** The number of books on the shelf (undefined while read or when the read failed). */
+export function useBookCount() {
+  return useQuery({ queryKey: bookKeys.count, queryFn: countBooks });
+}
 
 export interface Shelf {
   books: Book[];

@@ -22,12 +22,12 @@ async function authors(ids: string[]): Promise<Record<string, Author>> {
 
 export async function listComments(contentId: string): Promise<CommentView[]> {
   const { data: comments, error } = await supabase().from("content_comments").select("*").eq("content_id", contentId).order("created_at", { ascending: true });
-  if (error) throw new Error("Failed to load comments");
+  if (error) throw new Error("Impossible de charger les commentaires.");
   const rows = comments ?? [];
   let replies: ReplyRow[] = [];
   if (rows.length > 0) {
     const { data, error: replyError } = await supabase().from("comment_replies").select("*").in("comment_id", rows.map((c) => c.id)).order("created_at", { ascending: true });
-    if (replyError) throw new Error("Failed to load comments");
+    if (replyError) throw new Error("Impossible de charger les commentaires.");
     replies = data ?? [];
   }
   const people = await authors([...new Set([...rows.map((c) => c.user_id), ...replies.map((r) => r.user_id)])]);
@@ -40,24 +40,24 @@ export async function listComments(contentId: string): Promise<CommentView[]> {
 
 export async function postComment(userId: string, contentId: string, content: string): Promise<void> {
   const { error } = await supabase().from("content_comments").insert({ content: content.trim(), user_id: userId, content_id: contentId });
-  if (error) throw textLimitError(error) ?? new Error("Failed to post comment");
+  if (error) throw textLimitError(error) ?? new Error("Impossible de publier le commentaire.");
 }
 
 export async function postReply(userId: string, commentId: string, content: string): Promise<void> {
   const { error } = await supabase().from("comment_replies").insert({ content: content.trim(), user_id: userId, comment_id: commentId });
-  if (error) throw textLimitError(error) ?? new Error("Failed to post reply");
+  if (error) throw textLimitError(error) ?? new Error("Impossible de publier la réponse.");
 }
 
 export async function deleteComment(id: string): Promise<void> {
   const { error, count } = await supabase().from("content_comments").delete({ count: "exact" }).eq("id", id);
-  if (error) throw new Error("Failed to delete comment");
-  if (count === 0) throw new Error("You do not have permission to delete this comment");
+  if (error) throw new Error("Impossible de supprimer le commentaire.");
+  if (count === 0) throw new Error("Vous n'avez pas le droit de supprimer ce commentaire.");
 }
 
 export async function deleteReply(id: string): Promise<void> {
   const { error, count } = await supabase().from("comment_replies").delete({ count: "exact" }).eq("id", id);
-  if (error) throw new Error("Failed to delete reply");
-  if (count === 0) throw new Error("You do not have permission to delete this reply");
+  if (error) throw new Error("Impossible de supprimer la réponse.");
+  if (count === 0) throw new Error("Vous n'avez pas le droit de supprimer cette réponse.");
 }
 
 /** Realtime on both tables refreshes the view; returns the unsubscribe function. */

@@ -23,7 +23,7 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
   const removeEntry = useDeleteEntry(contentId);
   const [text, setText] = React.useState("");
   const [replyTo, setReplyTo] = React.useState<string | null>(null);
-  useErrorToast(query.error, "Failed to load comments");
+  useErrorToast(query.error, "Impossible de charger les commentaires.");
 
   const overLimit = tooLong("comment", text);
 
@@ -33,9 +33,9 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
     try {
       await post.mutateAsync(text);
       setText("");
-      toast.success("Comment posted successfully");
+      toast.success("Commentaire publié");
     } catch (err) {
-      toast.error(err instanceof Error ? err.message : "Failed to post comment");
+      toast.error(err instanceof Error ? err.message : "Impossible de publier le commentaire.");
     }
   };
 
@@ -43,14 +43,14 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
 
   const remove = async (kind: "comment" | "reply", id: string, authorId: string) => {
     if (!canDelete(authorId)) {
-      toast.error(`You do not have permission to delete this ${kind}`);
+      toast.error(kind === "comment" ? "Vous n'avez pas le droit de supprimer ce commentaire." : "Vous n'avez pas le droit de supprimer cette réponse.");
       return;
     }
     try {
       await removeEntry.mutateAsync({ kind, id });
-      toast.success(kind === "comment" ? "Comment deleted successfully" : "Reply deleted successfully");
+      toast.success(kind === "comment" ? "Commentaire supprimé" : "Réponse supprimée");
     } catch (err) {
-      toast.error(err instanceof Error ? err.message : `Failed to delete ${kind}`);
+      toast.error(err instanceof Error ? err.message : kind === "comment" ? "Impossible de supprimer le commentaire." : "Impossible de supprimer la réponse.");
     }
   };
 
@@ -72,7 +72,7 @@ export function CommentsPanel({ contentId }: { contentId: string }) {
         )}
         {failed && (
           <div className="text-sm">
-            <p className="text-destructive">Failed to load comments</p>
+            <p className="text-destructive">Impossible de charger les commentaires.</p>
             <Button variant="link" className="h-auto p-0" onClick={() => void query.refetch()}>
               Réessayer
             </Button>
@@ -173,10 +173,10 @@ function ReplyForm({ contentId, commentId, userId, onDone }: { contentId: string
     if (!text.trim() || overLimit || busy) return;
     try {
       await reply.mutateAsync(text);
-      toast.success("Reply posted successfully");
+      toast.success("Réponse publiée");
       onDone();
     } catch (err) {
-      toast.error(err instanceof Error ? err.message : "Failed to post reply");
+      toast.error(err instanceof Error ? err.message : "Impossible de publier la réponse.");
     }
   };
   return (

@@ -3,6 +3,7 @@ import { appConfig } from "@/config/app";
 import type { Course, CourseContent } from "@/types/db";
 import { coverUrl } from "@/features/books";
 import type { OutlineLesson } from "@/features/courses/lib/unlock";
+import type { CourseProgress } from "@/features/courses/lib/progress";
 
 export const CONTENT_BUCKET = "course-content";
 
@@ -16,6 +17,30 @@ export async function listVisibleCourses(userId: string | null): Promise<Course[
   const { data, error } = await supabase().from("courses").select("*").eq("visibility", "public").order("created_at", { ascending: false });
   if (error) throw error;
   return data ?? [];
+}
+
+/** What anyone may read of a course by its id (rpc get_course_summary), private ones included. */
+export type CourseSummary = Pick<Course, "id" | "title" | "description" | "visibility" | "cover_url" | "created_at"> & { lesson_count: number };
+
+/** A course's public summary, or null when no course has that id (visitors follow shared links). */
+export async function getCourseSummary(courseId: string): Promise<CourseSummary | null> {
+  const { data, error } = await supabase().rpc("get_course_summary", { course_id: courseId });
+  if (error) {
+    if (error.code === "22P02") return null;
+    throw error;
+  }
+  return (data ?? [])[0] ?? null;
+}
+
+/**
+ * Progress per course (rpc get_course_progress): lessons watched over lessons unlocked to the
+ * learner, decided by the database. The learner's own; an admin may ask about anyone. Without
+ * a course, the courses where something is unlocked.
+ */
+export async function getCourseProgress(userId: string, courseId?: string): Promise<Map<string, CourseProgress>> {
+  const { data, error } = await supabase().rpc("get_course_progress", courseId ? { user_id: userId, course_id: courseId } : { user_id: userId });
+  if (error) throw error;
+  return new Map((data ?? []).map((row) => [row.course_id, row]));
 }
 
 export async function getCourse(courseId: string): Promise<Course | null> {
@@ -39,12 +64,12 @@ export async function hasCourseAccess(userId: string, course: Pick<Course, "id" 
 export async function listCourseContent(userId: string | null, course: Pick<Course, "id" | "visibility">): Promise<CourseContent[]> {
   if (userId) {
     const { data, error } = await supabase().rpc("get_visible_course_content", { user_id: userId, course_id: course.id });
-    if (error) throw new Error(`Error fetching content: ${error.message}`);
+    if (error) throw new Error("Impossible de charger le contenu du cours.", { cause: error });
     return sortByOrder(data ?? []);
   }
-  if (course.visibility !== "public") throw new Error("Unauthorized access");
+  if (course.visibility !== "public") throw new Error("Connectez-vous pour voir le contenu de ce cours.");
   const { data, error } = await supabase().from("course_content").select("*").eq("course_id", course.id).order("created_at", { ascending: false });
-  if (error) throw new Error(`Error fetching content: ${error.message}`);
+  if (error) throw new Error("Impossible de charger le contenu du cours.", { cause: error });
   return sortByOrder(data ?? []);
 }
 
@@ -94,13 +119,6 @@ export async function getContentWithCourse(contentId: string): Promise<(CourseCo
   return data as (CourseContent & { courses: Course | null }) | null;
 }
 
-/** Content ids unlocked (and completed) for the learner in a course. */
-export async function completedContentIds(userId: string, courseId: string): Promise<Set<string>> {
-  const { data, error } = await supabase().from("user_content_progress").select("content_id").eq("user_id", userId).eq("course_id", courseId);
-  if (error) throw error;
-  return new Set((data ?? []).map((r: { content_id: string }) => r.content_id));
-}
-
 export async function viewedContentIds(userId: string): Promise<Set<string>> {
   const { data, error } = await supabase().from("content_views").select("content_id").eq("user_id", userId);
   if (error) throw error;
@@ -120,13 +138,13 @@ export function courseCoverUrl(course: Pick<Course, "cover_url">): string | null
 /** Signed URL (3600 s) of a content file from course-content; public URL as fallback. */
 export async function contentDownloadUrl(contentId: string): Promise<{ url?: string; error?: string }> {
   const { data, error } = await supabase().from("course_content").select("file_path, title").eq("id", contentId).single();
-  if (error) return { error: `Error fetching content: ${error.message}` };
-  if (!data?.file_path) return { error: "Content has no file path stored" };
+  if (error) return { error: "Contenu introuvable : il a peut-être été supprimé." };
+  if (!data?.file_path) return { error: "Aucun fichier associé à ce contenu" };
   const bucket = supabase().storage.from(CONTENT_BUCKET);
   const { data: signed, error: signError } = await bucket.createSignedUrl(data.file_path, 3600);
   if (!signError && signed?.signedUrl) return { url: signed.signedUrl };
   const { data: pub } = bucket.getPublicUrl(data.file_path);
-  return pub?.publicUrl ? { url: pub.publicUrl } : { error: "Could not generate download URL" };
+  return pub?.publicUrl ? { url: pub.publicUrl } : { error: "Impossible de générer l'URL de téléchargement" };
 }
 
 /** A viewable URL for an image lesson. */

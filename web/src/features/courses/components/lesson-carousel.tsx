@@ -8,17 +8,17 @@ import { cn } from "@/lib/utils";
 
 const STATE_CLASS: Record<LessonState, string> = {
   unviewed: "bg-muted text-foreground hover:bg-muted/70",
-  viewed: "bg-blue-100 text-blue-900 hover:bg-blue-200 dark:bg-blue-900/50 dark:text-blue-100",
-  completed: "bg-emerald-700 text-white hover:bg-emerald-800",
+  watched: "bg-emerald-700 text-white hover:bg-emerald-800",
 };
 const LOCKED_CLASS = "border border-dashed bg-background text-muted-foreground hover:bg-muted/40";
-const STATE_LABEL: Record<LessonState, string> = { unviewed: "non vue", viewed: "vue", completed: "terminée" };
+const STATE_LABEL: Record<LessonState, string> = { unviewed: "non vue", watched: "terminée" };
 
 /**
  * Numbered lesson buttons, 4 per slide on mobile and 8 on desktop; opens on the last slide.
- * Locked lessons (the server's outline) show a lock and the day they open.
+ * Locked lessons (the server's outline) show a lock and the day they open; a lesson the
+ * learner has watched is "terminée" (green), whether or not an admin granted it.
  */
-export function LessonCarousel({ lessons, selectedId, completed, viewed, onSelect }: { lessons: OutlineLesson[]; selectedId: string | null; completed: ReadonlySet<string>; viewed: ReadonlySet<string>; onSelect: (id: string) => void }) {
+export function LessonCarousel({ lessons, selectedId, viewed, onSelect }: { lessons: OutlineLesson[]; selectedId: string | null; viewed: ReadonlySet<string>; onSelect: (id: string) => void }) {
   const width = useViewportWidth();
   const slides = carouselSlides(lessons, width);
   const [slide, setSlide] = React.useState(0);
@@ -42,7 +42,7 @@ export function LessonCarousel({ lessons, selectedId, completed, viewed, onSelec
             <div key={i} className="grid w-full shrink-0 grid-cols-4 gap-2 p-1 md:grid-cols-8" aria-hidden={i !== current} inert={i !== current}>
               {items.map((lesson) => {
                 const n = lesson.lesson_position;
-                const state = lessonState(lesson.id, completed, viewed);
+                const state = lessonState(lesson.id, viewed);
                 const selected = lesson.id === selectedId;
                 const status = lesson.unlocked ? STATE_LABEL[state] : `verrouillée, ${lockedLabel(lesson).toLowerCase()}`;
                 return (
@@ -60,6 +60,7 @@ export function LessonCarousel({ lessons, selectedId, completed, viewed, onSelec
                     aria-label={lesson.unlocked ? `Leçon ${n} : ${lesson.title} (${status})` : undefined}
                     title={lesson.unlocked ? lesson.title : `${lesson.title} · ${lockedLabel(lesson)}`}
                     data-locked={lesson.unlocked ? undefined : "true"}
+                    data-state={lesson.unlocked ? state : "locked"}
                   >
                     {lesson.unlocked ? (
                       n

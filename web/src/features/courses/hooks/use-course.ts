@@ -1,16 +1,24 @@
 import * as React from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useAuth } from "@/features/auth";
-import { completedContentIds, getCourse, getCourseOutline, hasCourseAccess, listCourseContent, openOutline, viewedContentIds } from "@/features/courses/api/courses";
+import { getCourse, getCourseOutline, getCourseSummary, hasCourseAccess, listCourseContent, openOutline, viewedContentIds, type CourseSummary } from "@/features/courses/api/courses";
 import { courseAccessLevel, type CourseAccessLevel } from "@/features/courses/lib/access";
 import type { OutlineLesson } from "@/features/courses/lib/unlock";
 import type { Course, CourseContent } from "@/types/db";
 
 export type CourseStatus = "loading" | "loaded" | "error" | "not-found";
 
-/** What the course page reads: the course, the access, its lessons and the learner's progress. */
+/** The course's header: every caller who follows its link may read this much. */
+export type CourseHeader = Pick<Course, "id" | "title" | "description" | "visibility" | "cover_url" | "created_at">;
+
+/** What the course page reads: the course, the access, its lessons and the lessons watched. */
 interface Loaded {
-  course: Course | null;
+  course: CourseHeader | null;
+  /**
+   * The caller may read only the course's public summary (a visitor on a private course:
+   * RLS hides the row, rpc get_course_summary gives title, description, cover, lesson count).
+   */
+  summary: CourseSummary | null;
   /** Course access (user_has_course_access, or admin). */
   hasAccess: boolean;
   /** full, lessons (granted one by one, no course access) or none. */
@@ -20,7 +28,7 @@ interface Loaded {
   /** Every lesson the learner may know of, locked ones with the date they open. */
   outline: OutlineLesson[];
   contentError: string | null;
-  completed: Set<string>;
+  /** Lessons the learner has watched (content_views): each one is "terminée". */
   viewed: Set<string>;
 }
 
@@ -31,8 +39,12 @@ export interface CourseData extends Loaded {
 
 async function loadCourse(courseId: string, userId: string | null, isAdmin: boolean): Promise<Loaded> {
   const course = await getCourse(courseId);
-  const none = { hasAccess: false, accessLevel: "none" as const, content: [], outline: [], contentError: null, completed: new Set<string>(), viewed: new Set<string>() };
-  if (!course) return { course, ...none };
+  const none = { hasAccess: false, accessLevel: "none" as const, content: [], outline: [], contentError: null, viewed: new Set<string>() };
+  if (!course) {
+    // Not readable here (a private course, for a visitor): its public summary, or "not found".
+    const summary = await getCourseSummary(courseId);
+    return { course: summary, summary, ...none };
+  }
   const access = userId ? isAdmin || (await hasCourseAccess(userId, course)) : false;
   let content: CourseContent[] = [];
   let contentError: string | null = null;
@@ -40,7 +52,7 @@ async function loadCourse(courseId: string, userId: string | null, isAdmin: bool
     try {
       content = await listCourseContent(userId, course);
     } catch (e) {
-      contentError = e instanceof Error ? e.message : "Failed to load content";
+      contentError = e instanceof Error ? e.message : "Impossible de charger le contenu du cours.";
     }
   } else if (userId) {
     // Without course access the server still lists the lessons granted one by one.
@@ -48,15 +60,14 @@ async function loadCourse(courseId: string, userId: string | null, isAdmin: bool
   }
   const accessLevel = userId ? courseAccessLevel(access, content.length) : "none";
   const listed = accessLevel !== "none" || (!userId && course.visibility === "public");
-  const [outline, completed, viewed] = await Promise.all([
+  const [outline, viewed] = await Promise.all([
     listed && !contentError ? getCourseOutline(course.id).catch(() => openOutline(content)) : Promise.resolve([]),
-    userId && accessLevel !== "none" ? completedContentIds(userId, course.id).catch(() => new Set<string>()) : Promise.resolve(new Set<string>()),
     userId && accessLevel !== "none" ? viewedContentIds(userId).catch(() => new Set<string>()) : Promise.resolve(new Set<string>()),
   ]);
-  return { course, hasAccess: access, accessLevel, content, outline, contentError, completed, viewed };
+  return { course, summary: null, hasAccess: access, accessLevel, content, outline, contentError, viewed };
 }
 
-/** The course, the learner's access, its lessons (open and locked) and progress: one screen's data. */
+/** The course, the learner's access, its lessons (open and locked) and the lessons watched: one screen's data (progress: useCourseProgress). */
 export function useCourse(courseId: string | undefined): CourseData {
   const { user, isAdmin, loading: authLoading } = useAuth();
   const userId = user?.id ?? null;
@@ -75,12 +86,12 @@ export function useCourse(courseId: string | undefined): CourseData {
   return {
     status,
     course: data?.course ?? null,
+    summary: data?.summary ?? null,
     hasAccess: data?.hasAccess ?? false,
     accessLevel: data?.accessLevel ?? "none",
     content: data?.content ?? [],
     outline: data?.outline ?? [],
     contentError: data?.contentError ?? null,
-    completed: data?.completed ?? new Set(),
     // Views recorded on this screen show at once (useRecordView updates the cached course).
     viewed: data?.viewed ?? new Set(),
     reload,

@@ -1,12 +1,12 @@
 import { useQuery } from "@tanstack/react-query";
-import { completedContentIds, getContentWithCourse, getCourseOutline, getLessonStatus, listCourseContent, openOutline, viewedContentIds } from "@/features/courses/api/courses";
+import { getContentWithCourse, getCourseOutline, getLessonStatus, listCourseContent, openOutline, viewedContentIds } from "@/features/courses/api/courses";
 import { lessonRefusal, type LessonRefusal } from "@/features/courses/lib/access";
 import type { OutlineLesson } from "@/features/courses/lib/unlock";
 import type { Course, CourseContent } from "@/types/db";
 
-/** The lesson viewer's data: the lesson with its course's outline and progress, or why it is refused. */
+/** The lesson viewer's data: the lesson with its course's outline and the lessons watched, or why it is refused. */
 export type LessonView =
-  | { kind: "ready"; course: Course; content: CourseContent; lessons: CourseContent[]; outline: OutlineLesson[]; completed: Set<string>; viewed: Set<string> }
+  | { kind: "ready"; course: Course; content: CourseContent; lessons: CourseContent[]; outline: OutlineLesson[]; viewed: Set<string> }
   | ({ kind: "refused" } & LessonRefusal);
 
 export const lessonKeys = {
@@ -19,14 +19,13 @@ async function loadLesson(contentId: string, userId: string): Promise<LessonView
   const item = await getContentWithCourse(contentId);
   if (!item || !item.courses) return { kind: "refused", ...lessonRefusal(await getLessonStatus(contentId)) };
   const { courses: course, ...content } = item;
-  const [visible, outline, completed, viewed] = await Promise.all([
+  const [visible, outline, viewed] = await Promise.all([
     listCourseContent(userId, course).catch(() => null),
     getCourseOutline(course.id).catch(() => []),
-    completedContentIds(userId, course.id).catch(() => new Set<string>()),
     viewedContentIds(userId).catch(() => new Set<string>()),
   ]);
   const lessons = visible?.length ? visible : [content];
-  return { kind: "ready", course, content, lessons, outline: outline.length ? outline : openOutline(lessons), completed, viewed };
+  return { kind: "ready", course, content, lessons, outline: outline.length ? outline : openOutline(lessons), viewed };
 }
 
 /** A lesson opened by its address, for a signed-in user (read again at each visit: it may have opened since). */

@@ -1,6 +1,7 @@
 import * as React from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { recordView } from "@/features/courses/api/courses";
+import { progressKeys } from "@/features/courses/hooks/use-progress";
 
 /** Cached screen data that lists the lessons the learner has viewed. */
 type WithViewed = { viewed: Set<string> };
@@ -9,7 +10,8 @@ const hasViewed = (data: unknown): data is WithViewed => typeof data === "object
 
 /**
  * Records that the learner viewed a lesson (once; a failure is ignored). The view shows at once
- * in the cached course and lesson screens, without reading them again.
+ * in the cached course and lesson screens; the progress is read again from the server once the
+ * view is stored (the database decides what counts).
  */
 export function useRecordView(userId: string | null): (contentId: string) => void {
   const queryClient = useQueryClient();
@@ -22,6 +24,7 @@ export function useRecordView(userId: string | null): (contentId: string) => voi
         );
       }
     },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: progressKeys.all }),
   });
   return React.useCallback(
     (contentId: string) => {

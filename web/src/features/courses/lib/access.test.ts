@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { courseAccessLevel, grantedLessonsLabel, lessonRefusal } from "./access";
+import { authLink, courseAccessLevel, grantedLessonsLabel, lessonCountLabel, lessonRefusal } from "./access";
 
 describe("courseAccessLevel", () => {
   it("is full with course access, whatever the lessons", () => {
@@ -34,5 +34,19 @@ describe("lessonRefusal", () => {
   });
   it("sends to the teacher without course access", () => {
     expect(lessonRefusal({ course_id: "c", unlocked: null, unlocks_at: null }, now).description).toBe("Contactez le professeur pour obtenir l'accès à ce cours.");
+  });
+});
+
+describe("authLink", () => {
+  it("comes back to the course after signing in or up", () => {
+    expect(authLink("/connexion", "/course/abc")).toBe("/connexion?next=%2Fcourse%2Fabc");
+    expect(authLink("/inscription", "/cours-detail/abc")).toBe("/inscription?next=%2Fcours-detail%2Fabc");
+  });
+});
+
+describe("lessonCountLabel", () => {
+  it("agrees in number", () => {
+    expect(lessonCountLabel(1)).toBe("1 leçon");
+    expect(lessonCountLabel(3)).toBe("3 leçons");
   });
 });

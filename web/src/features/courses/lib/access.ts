@@ -11,6 +11,19 @@ export function courseAccessLevel(hasCourseAccess: boolean, visibleLessons: numb
   return visibleLessons > 0 ? "lessons" : "none";
 }
 
+/**
+ * The sign-in or sign-up page, coming back to `next` (a path of this site, e.g. the course)
+ * once signed in: /connexion?next=/course/{id}.
+ */
+export function authLink(page: "/connexion" | "/inscription", next: string): string {
+  return `${page}?next=${encodeURIComponent(next)}`;
+}
+
+/** "1 leçon" / "3 leçons". */
+export function lessonCountLabel(count: number): string {
+  return `${count} leçon${count > 1 ? "s" : ""}`;
+}
+
 /** "1 leçon débloquée" / "3 leçons débloquées". */
 export function grantedLessonsLabel(count: number): string {
   return `${count} leçon${count > 1 ? "s" : ""} débloquée${count > 1 ? "s" : ""}`;

@@ -1,27 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { carouselSlides, courseProgress, lessonState } from "./progress";
+import { carouselSlides, isUpToDate, lessonState, noProgress, progressText, type CourseProgress } from "./progress";
 
-describe("courseProgress", () => {
-  it("gives completed/total with a percentage", () => {
-    expect(courseProgress(1, 3)).toEqual({ completed: 1, total: 3, percent: 33, done: false });
-    expect(courseProgress(2, 3).percent).toBe(67);
+const p = (watched: number, unlocked: number, lessons: number, percent: number, completed = false): CourseProgress => ({
+  course_id: "c",
+  watched_count: watched,
+  unlocked_count: unlocked,
+  lesson_count: lessons,
+  percent,
+  completed,
+});
+
+describe("progressText", () => {
+  it("says watched over unlocked with the server's percentage", () => {
+    expect(progressText(p(2, 3, 3, 66))).toBe("2/3 leçons vues · 66 %");
+    expect(progressText(p(0, 1, 4, 0))).toBe("0/1 leçon vue · 0 %");
+    expect(progressText(noProgress("c"))).toBe("0/0 leçon vue · 0 %");
   });
-  it("is done at 100 %", () => {
-    expect(courseProgress(4, 4)).toEqual({ completed: 4, total: 4, percent: 100, done: true });
-  });
-  it("handles an empty course and over-counting", () => {
-    expect(courseProgress(0, 0)).toEqual({ completed: 0, total: 0, percent: 0, done: false });
-    expect(courseProgress(7, 4).percent).toBe(100);
+});
+
+describe("isUpToDate", () => {
+  it("is every unlocked lesson watched while some are still locked", () => {
+    expect(isUpToDate(p(1, 1, 4, 100))).toBe(true);
+    expect(isUpToDate(p(4, 4, 4, 100, true))).toBe(false);
+    expect(isUpToDate(p(0, 1, 4, 0))).toBe(false);
+    expect(isUpToDate(noProgress("c"))).toBe(false);
   });
 });
 
 describe("lessonState", () => {
-  const completed = new Set(["a"]);
-  const viewed = new Set(["a", "b"]);
-  it("prefers completed over viewed", () => {
-    expect(lessonState("a", completed, viewed)).toBe("completed");
-    expect(lessonState("b", completed, viewed)).toBe("viewed");
-    expect(lessonState("c", completed, viewed)).toBe("unviewed");
+  it("is watched only for a lesson the learner opened (a grant is not a view)", () => {
+    const watched = new Set(["a"]);
+    expect(lessonState("a", watched)).toBe("watched");
+    expect(lessonState("b", watched)).toBe("unviewed");
   });
 });
 

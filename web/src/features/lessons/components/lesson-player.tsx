@@ -8,7 +8,7 @@ import { contentDownloadUrl, contentImageUrl } from "@/features/courses";
 import { toEmbedUrl } from "@/features/lessons/lib/embed";
 import { fileTypeIcon, fileTypeLabel } from "@/features/lessons/lib/file-type";
 import { formatFileSize } from "@/lib/format";
-import { startDownload } from "@/lib/download";
+import { downloadName, saveFileWithToast } from "@/lib/download";
 import type { CourseContent } from "@/types/db";
 
 /** Video (16:9 embed), image, or a download card for documents and other files. */
@@ -16,6 +16,11 @@ export function LessonPlayer({ content }: { content: CourseContent }) {
   if (content.file_type === "video") return <VideoFrame content={content} />;
   if (content.file_type === "image" && content.file_path) return <LessonImage content={content} />;
   return <FileCard content={content} />;
+}
+
+/** Whether the player itself offers the download (its file card): a page adds no second button then. */
+export function playerOffersDownload(content: Pick<CourseContent, "file_type" | "file_path">): boolean {
+  return content.file_type !== "video" && !(content.file_type === "image" && content.file_path);
 }
 
 function VideoFrame({ content }: { content: CourseContent }) {
@@ -30,6 +35,8 @@ function VideoFrame({ content }: { content: CourseContent }) {
         title={content.title}
         className="absolute inset-0 size-full border-0"
         loading="lazy"
+        // The video site's player needs to know the page it plays in (it refuses to play without a referrer).
+        referrerPolicy="strict-origin-when-cross-origin"
         allow="accelerometer; gyroscope; encrypted-media; picture-in-picture; fullscreen"
         allowFullScreen
       />
@@ -68,12 +75,12 @@ export function useContentDownload() {
     }
     setBusy(true);
     try {
-      const { url, error } = await contentDownloadUrl(content.id);
-      if (!url) throw new Error(error);
-      startDownload(url, content.title);
-      toast.success("Téléchargement démarré");
-    } catch (e) {
-      toast.error("Erreur de téléchargement", { description: e instanceof Error && e.message ? e.message : "Impossible de télécharger le contenu" });
+      const url = async () => {
+        const signed = await contentDownloadUrl(content.id);
+        if (!signed.url) throw new Error(signed.error);
+        return signed.url;
+      };
+      await saveFileWithToast(url, downloadName(content.title, content.file_path), "Impossible de télécharger le contenu.");
     } finally {
       setBusy(false);
     }

@@ -49,13 +49,13 @@ export async function designatedAdmin(): Promise<Peer | null> {
   try {
     return await getContactAdmin();
   } catch {
-    throw new Error("Failed to load users");
+    throw new Error("Impossible de charger les utilisateurs.");
   }
 }
 
 export async function listNonAdminUsers(): Promise<Peer[]> {
   const { data, error } = await supabase().from("profiles").select("id, full_name, email").neq("role", "admin").order("full_name");
-  if (error) throw new Error("Failed to load users");
+  if (error) throw new Error("Impossible de charger les utilisateurs.");
   return data ?? [];
 }
 
@@ -65,7 +65,7 @@ export async function listConversation(userId: string, peerId: string): Promise<
     .select("*")
     .or(`and(sender_id.eq.${userId},recipient_id.eq.${peerId}),and(sender_id.eq.${peerId},recipient_id.eq.${userId})`)
     .order("created_at", { ascending: true });
-  if (error) throw new Error("Failed to load messages");
+  if (error) throw new Error("Impossible de charger les messages.");
   return data ?? [];
 }
 
@@ -78,7 +78,7 @@ export async function markRead(ids: string[]): Promise<void> {
 /** Sends a message; returns the stored row. */
 export async function sendMessage(senderId: string, recipientId: string, content: string): Promise<PrivateMessage> {
   const { data, error } = await supabase().from("private_messages").insert({ sender_id: senderId, recipient_id: recipientId, content: content.trim() }).select().single();
-  if (error || !data) throw textLimitError(error) ?? new Error("Failed to send message");
+  if (error || !data) throw textLimitError(error) ?? new Error("Impossible d'envoyer le message.");
   return data;
 }
 

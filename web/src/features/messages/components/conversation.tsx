@@ -23,7 +23,7 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
   const [text, setText] = React.useState("");
   const listRef = React.useRef<HTMLDivElement>(null);
 
-  useErrorToast(query.error, "Failed to load messages");
+  useErrorToast(query.error, "Impossible de charger les messages.");
 
   React.useEffect(() => {
     const el = listRef.current;
@@ -40,7 +40,7 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
       setText("");
     } catch (err) {
       // The API's message: the bound's French one when the database refused the length.
-      toast.error(err instanceof Error ? err.message : "Failed to send message");
+      toast.error(err instanceof Error ? err.message : "Impossible d'envoyer le message.");
     }
   };
 
@@ -75,7 +75,7 @@ export function Conversation({ userId, peer, viewerIsAdmin }: { userId: string; 
             <Loader2Icon className="size-4 animate-spin" aria-hidden /> Chargement des messages...
           </p>
         )}
-        {failed && <p className="text-destructive text-sm">Failed to load messages</p>}
+        {failed && <p className="text-destructive text-sm">Impossible de charger les messages.</p>}
         {messages?.length === 0 && <p className="text-muted-foreground py-16 text-center text-sm">Aucun message pour le moment. Écrivez votre premier message ci-dessous.</p>}
         {messages?.map((m) => {
           const mine = m.sender_id === userId;

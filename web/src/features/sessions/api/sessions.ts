@@ -1,4 +1,5 @@
 import { supabase } from "@/lib/supabase";
+import { serverError } from "@/lib/server-errors";
 import type { UserSession } from "@/types/db";
 
 /**
@@ -47,7 +48,7 @@ export async function listMySessions(userId: string): Promise<DeviceSession[]> {
 /** Every connected device (admins), with the user's e-mail and full name. */
 export async function listAllSessions(): Promise<DeviceSession[]> {
   const { data, error } = await supabase().from("user_sessions").select("*").eq("is_current", true).order("last_active", { ascending: false });
-  if (error) throw new Error(error.message || "Impossible de charger les sessions.");
+  if (error) throw serverError(error, "Impossible de charger les sessions.");
   return data ?? [];
 }
 

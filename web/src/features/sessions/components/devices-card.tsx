@@ -6,6 +6,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { useAuth } from "@/features/auth";
 import type { DeviceSession } from "@/features/sessions/api/sessions";
 import { useMySessions, useTerminateSession } from "@/features/sessions/hooks/use-sessions";
+import { deviceLabel } from "@/features/sessions/lib/device";
 import { formatDateTimeFr } from "@/lib/format";
 import { useErrorToast } from "@/lib/use-error-toast";
 
@@ -59,7 +60,7 @@ export function DevicesCard() {
                     </span>
                     <div className="min-w-0">
                       <p className="flex flex-wrap items-center gap-2 font-medium">
-                        {s.device_name || "Appareil inconnu"}
+                        {deviceLabel(s.device_name)}
                         {s.is_this_device && <Badge variant="success">Cet appareil</Badge>}
                       </p>
                       <p className="text-muted-foreground text-xs">

@@ -21,3 +21,19 @@ export function osName(ua: string): string {
   if (/Linux/.test(ua)) return "Linux";
   return "Unknown OS";
 }
+
+const FRENCH_NAMES: Record<string, string> = { "Unknown Browser": "Navigateur inconnu", "Unknown OS": "système inconnu" };
+
+/**
+ * The French label of a stored device name: '{browser} on {OS}' (the app's and the server's
+ * app_private.device_name(), kept as the spec stores it) reads '{browser} sur {OS}'; a name
+ * the device gave itself otherwise is shown as it is.
+ */
+export function deviceLabel(stored: string | null | undefined): string {
+  const name = (stored ?? "").trim();
+  if (!name) return "Appareil inconnu";
+  const parts = /^(.+) on (.+)$/.exec(name);
+  if (!parts) return name;
+  const [, browser, os] = parts;
+  return `${FRENCH_NAMES[browser] ?? browser} sur ${FRENCH_NAMES[os] ?? os}`;
+}
