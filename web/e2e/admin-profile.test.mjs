@@ -2,7 +2,7 @@
 // (not "Chargement..." for ever), and a successful retry opens the back-office.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BASE_URL, axeViolations, newPage, useBrowser } from "./support.mjs";
+import { BASE_URL, axeViolations, newPage, screenshot, useBrowser } from "./support.mjs";
 import { VIEWPORTS, signIn } from "./browser.mjs";
 import { PASSWORD, newAdmin } from "./admin-support.mjs";
 
@@ -26,7 +26,7 @@ for (const [label, viewport] of Object.entries(VIEWPORTS)) {
     const panel = page.getByRole("alert").filter({ hasText: "Impossible de charger votre profil" });
     await panel.waitFor({ timeout: 10_000 });
     assert.equal(await page.getByText("Chargement...").count(), 0, "still loading beside the error");
-    await page.screenshot({ path: `/tmp/shots-D/admin-profile-error-${label}.png` });
+    await screenshot(page, `admin-profile-error-${label}`);
     assert.deepEqual(await axeViolations(page), []);
 
     failing = false;

@@ -3,7 +3,7 @@
 // course page and the admin's access dialog. A lesson the admin grants is unlocked, not done.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BASE_URL, anonKey, apiSession, axeViolations, newAccount, newPage, pageAccessToken, useBrowser } from "./support.mjs";
+import { BASE_URL, anonKey, apiSession, axeViolations, newAccount, newPage, pageAccessToken, useBrowser, screenshot } from "./support.mjs";
 import { DEMO, VIEWPORTS, horizontalOverflow, signIn } from "./browser.mjs";
 import { newAdmin, withToken } from "./admin-support.mjs";
 
@@ -12,7 +12,6 @@ const FREE = "Les bases de l'anglais"; // public, 3 lessons, no schedule
 const TOEIC = "Préparation au TOEIC"; // private, 2 lessons
 const state = {};
 // Set to a folder to keep screenshots of the screens for review.
-const SHOTS = process.env.PROGRESS_SCREENSHOTS;
 
 before(async () => {
   state.admin = await apiSession(DEMO.admin.email, DEMO.admin.password);
@@ -47,7 +46,7 @@ const lessonButton = (page, n, title, state) => page.getByRole("group", { name: 
 const courseCard = (page, title) => page.getByTestId("course-card").filter({ has: page.getByRole("heading", { name: title }) });
 
 async function shot(page, name) {
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+  await screenshot(page, name, { fullPage: true });
 }
 
 test("opening lessons moves the progress on the course page at once, and on the course list", async () => {

@@ -1,5 +1,5 @@
 // Shared helpers of the browser tests: the server under test, axe, tokens, unique e-mails.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { after, before } from "node:test";
 import { launch } from "./browser.mjs";
@@ -49,6 +49,14 @@ export async function axeViolations(page) {
     return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target?.join(" ")}`);
   });
   return result;
+}
+
+/** A screenshot of the page as `<name>.png` under E2E_SHOTS_DIR, when it is set (`make screenshots`-style review). */
+export async function screenshot(page, name, options = {}) {
+  const dir = process.env.E2E_SHOTS_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: `${dir}/${name}.png`, ...options });
 }
 
 export function uniqueEmail(prefix) {

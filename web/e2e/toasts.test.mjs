@@ -3,7 +3,7 @@
 // lessons, the shelf's "Télécharger") are not under the toast, at 375 and 1280 px.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BASE_URL, axeViolations, newPage, useBrowser } from "./support.mjs";
+import { BASE_URL, axeViolations, newPage, screenshot, useBrowser } from "./support.mjs";
 import { VIEWPORTS, signIn } from "./browser.mjs";
 import { PASSWORD, newAdmin, signUp } from "./admin-support.mjs";
 
@@ -94,7 +94,7 @@ for (const [label, viewport] of Object.entries(VIEWPORTS)) {
     await toastShown(page, /accordé/);
     assert.deepEqual(await coveredControls(page), [], "controls of the access dialog under the second toast");
     for (const button of await dialog.getByRole("button", { name: /^(Accorder|Révoquer)$/ }).all()) assert.ok(await uncovered(button), `${await button.innerText()} is covered`);
-    await page.screenshot({ path: `/tmp/shots-D/toast-access-${label}.png` }).catch(() => undefined);
+    await screenshot(page, `toast-access-${label}`);
     assert.deepEqual(await axeViolations(page), []);
     await context.close();
   });
@@ -123,7 +123,7 @@ for (const [label, viewport] of Object.entries(VIEWPORTS)) {
     const count = await lessons.count();
     for (const lesson of (await lessons.all()).slice(Math.max(0, count - 2))) assert.ok(await uncovered(lesson), `${await lesson.innerText()} is covered`);
     assert.deepEqual(await coveredControls(page), [], "controls at the end of the lesson page under the toast");
-    await page.screenshot({ path: `/tmp/shots-D/toast-lesson-${label}.png` }).catch(() => undefined);
+    await screenshot(page, `toast-lesson-${label}`);
     await context.close();
   });
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { format } from "date-fns";
 import { fr } from "date-fns/locale";
-import { BASE_URL, anonKey, apiSession, axeViolations, newAccount, newPage, pageAccessToken, useBrowser } from "./support.mjs";
+import { BASE_URL, anonKey, apiSession, axeViolations, newAccount, newPage, pageAccessToken, useBrowser, screenshot } from "./support.mjs";
 import { DEMO, VIEWPORTS, horizontalOverflow, signIn } from "./browser.mjs";
 
 const b = useBrowser();
@@ -13,7 +13,6 @@ const COURSE = "Anglais des affaires";
 const DAY = 86_400_000;
 const state = {};
 // Set to a folder to keep screenshots of the screens for review.
-const SHOTS = process.env.UNLOCK_SCREENSHOTS;
 
 before(async () => {
   state.admin = await apiSession(DEMO.admin.email, DEMO.admin.password);
@@ -68,7 +67,7 @@ for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     await panel.getByText(`Disponible le ${longDate(state.opensAt(2))}`).waitFor();
     assert.equal(await page.getByRole("link", { name: "Ouvrir la leçon" }).count(), 0);
     assert.deepEqual(await axeViolations(page), []);
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/unlock-course-${name}.png`, fullPage: true });
+    await screenshot(page, `unlock-course-${name}`, { fullPage: true });
 
     // The course content page lists them locked too.
     await page.goto(`${BASE_URL}/cours-detail/${state.course.id}`);
@@ -95,7 +94,7 @@ for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     assert.equal(await page.locator("iframe").count(), 0);
     assert.equal(await horizontalOverflow(page), 0);
     assert.deepEqual(await axeViolations(page), []);
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/unlock-video-refused-${name}.png`, fullPage: true });
+    await screenshot(page, `unlock-video-refused-${name}`, { fullPage: true });
     await page.getByRole("link", { name: "Retour au cours" }).click();
     await page.waitForURL(`**/course/${state.course.id}`);
 

@@ -3,13 +3,12 @@
 // which come back to the course once signed in. "Cours non trouvé" only when no such course.
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { BASE_URL, anonKey, apiSession, axeViolations, newAccount, newPage, useBrowser } from "./support.mjs";
+import { BASE_URL, anonKey, apiSession, axeViolations, newAccount, newPage, useBrowser, screenshot } from "./support.mjs";
 import { DEMO, VIEWPORTS, horizontalOverflow } from "./browser.mjs";
 
 const b = useBrowser();
 const TOEIC = "Préparation au TOEIC"; // private, 2 lessons
 const state = {};
-const SHOTS = process.env.PROGRESS_SCREENSHOTS;
 
 before(async () => {
   const admin = await apiSession(DEMO.admin.email, DEMO.admin.password);
@@ -37,7 +36,7 @@ for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     assert.equal(await page.getByText("Structure de l'examen").count(), 0);
     assert.equal(await horizontalOverflow(page), 0);
     assert.deepEqual(await axeViolations(page), []);
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/visitor-course-${name}.png`, fullPage: true });
+    await screenshot(page, `visitor-course-${name}`, { fullPage: true });
 
     // The course content page says the same.
     await page.goto(`${BASE_URL}/cours-detail/${state.course.id}`);
@@ -46,7 +45,7 @@ for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     assert.equal(await page.getByRole("link", { name: "Créer un compte" }).getAttribute("href"), `/inscription?next=${encodeURIComponent(`/cours-detail/${state.course.id}`)}`);
     assert.equal(await horizontalOverflow(page), 0);
     assert.deepEqual(await axeViolations(page), []);
-    if (SHOTS) await page.screenshot({ path: `${SHOTS}/visitor-course-detail-${name}.png`, fullPage: true });
+    await screenshot(page, `visitor-course-detail-${name}`, { fullPage: true });
 
     // Only a course that does not exist is "not found".
     for (const missing of ["00000000-0000-4000-8000-00000000dead", "pas-un-identifiant"]) {
