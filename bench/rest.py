@@ -146,14 +146,15 @@ async def server_statement(database_url: str, phase: Phase, headers: dict[str, s
 
     import psycopg
 
-    from server.rest import request, schema_cache, sql
+    from server.rest import schema_cache, sql
+    from server.rest.api_request import parse
     from server.rest.caches import prepare
     from server.rest.plan import PlanConfig, plan
 
     async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as conn:
         cache = await schema_cache.load(conn, ("public",))
     path, _, query = phase.path.removeprefix("/rest/v1").partition("?")
-    api_request = await request.parse(phase.method, path, query, headers, phase.body.encode(), ("public",), False)
+    api_request = await parse(phase.method, path, query, headers, phase.body.encode(), ("public",), False)
     planned = plan(api_request, cache, PlanConfig(None, "commit", False))
     entry = prepare(planned, sql.compose(planned))
     values = entry.bind(api_request)

@@ -32,9 +32,9 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import psutil

@@ -62,9 +62,10 @@ class SupaliteApp(Starlette):
     `Mount` would give it (root_path extended by the prefix).
     """
 
-    def __init__(self, *, rest_app: ASGIApp, **kwargs: Any) -> None:
+    def __init__(self, *, rest_app: ASGIApp, rest_lane: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rest_app = rest_app
+        self.rest_lane = rest_lane  # SUPALITE_REST_LANE: off sends every request through ASGI
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith(REST_PREFIX + "/"):
@@ -151,7 +152,7 @@ def create_app(settings: Settings) -> Starlette:
         *auth.inbox_routes(ctx),  # the dev inbox, on a dev server only
         Mount("/", app=web.build(ctx)),
     ]
-    app = SupaliteApp(rest_app=rest_app, routes=routes, lifespan=lifespan)
+    app = SupaliteApp(rest_app=rest_app, rest_lane=ctx.settings.rest_lane, routes=routes, lifespan=lifespan)
     app.state.ctx = ctx
     return app
 

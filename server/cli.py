@@ -149,7 +149,6 @@ def cmd_seed(settings: Settings, args: argparse.Namespace) -> int:
     from server.db.database import command_database
     from server.db.project import migrate
     from server.seeding import check_seed_allowed
-
     from server.supabase_project.apply import seed_project
 
     check_seed_allowed(settings)
@@ -255,7 +254,7 @@ def cmd_gen_types(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def cmd_config(settings: Settings, args: argparse.Namespace) -> int:
-    """Every setting, one Markdown table per section (the README's Configuration tables)."""
+    """Every setting, one Markdown table per section (the tables of docs/configuration.md)."""
     for number, section in enumerate(SECTIONS):
         print(f"{chr(10) if number else ''}### {section}\n\n| Variable | Default | Meaning |\n|---|---|---|")
         for setting in SETTINGS.values():

@@ -58,11 +58,13 @@ _CORS_NAMES = frozenset(CORS_HEADERS)
 
 def rest_service(app: Any) -> RestService | None:
     """The REST service behind uvicorn's app (its middleware wraps ours), or None when the
-    app is not this server's."""
+    app is not this server's or SUPALITE_REST_LANE is off."""
     from server.app import SupaliteApp
 
     for _ in range(8):  # uvicorn wraps the app in a few middlewares at most
         if isinstance(app, SupaliteApp):
+            if not app.rest_lane:
+                return None
             service: RestService = app.rest_app  # type: ignore[assignment]
             return service
         app = getattr(app, "app", None)

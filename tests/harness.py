@@ -13,9 +13,9 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx

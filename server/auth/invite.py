@@ -27,7 +27,6 @@ from server.auth.service import AuthService, RouteSpec, validate_email
 from server.auth.user_store import DUPLICATE_EMAIL, UserRow, create_user, save_one_time_token, user_by_email, user_json, written_user
 
 
-
 async def send_invite(svc: AuthService, conn: AsyncConnection, user_id: Any, email: str, redirect_to: str) -> None:
     """A new invite code and link, mailed (GoTrue's sendInvite: no per-user frequency check)."""
     await svc.limiter.check_email()

@@ -26,7 +26,6 @@ from server.auth.user_store import (
     written_user,
 )
 
-
 ALREADY_REGISTERED = "User already registered"
 
 

@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import phone as phone_auth
 from server.auth import mail, metadata, passwords, pkce, reauthenticate, sessions
+from server.auth import phone as phone_auth
 from server.auth.authn import Caller, bearer_claims, load_caller
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, forbidden, unprocessable

@@ -8,11 +8,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from server.config import ConfigError
 

@@ -8,14 +8,13 @@ A failing step rolls back its own transaction, so the database stays as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from psycopg import sql

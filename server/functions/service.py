@@ -23,11 +23,11 @@ import orjson
 from starlette.types import Receive, Scope, Send
 
 from server.auth.jwt import JwtError
-from server.config import Settings
 from server.caller import verified_token
+from server.config import Settings
 from server.functions import catalog, upstream
-from server.rest.body import declared_length
 from server.functions.workers import BootError, FunctionWorker, Process, WorkerPool
+from server.rest.body import declared_length
 
 if TYPE_CHECKING:
     from server.context import AppContext

@@ -25,8 +25,8 @@ import psycopg
 
 from server.context import AppContext
 from server.db.listener import Subscription, cancel_all
-from server.realtime.bus import Bus, PublishError
 from server.realtime.bus import CHANNEL as BUS
+from server.realtime.bus import Bus, PublishError
 from server.realtime.changes import ChangeFeed, PgBinding
 from server.realtime.limits import TOO_MANY_MESSAGES, TenantLimits
 from server.realtime.protocol import UserBroadcast, encode_raw_payload, encode_user_broadcast

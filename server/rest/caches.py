@@ -17,10 +17,10 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
 
 from server.bounded_store import ENTRY_OVERHEAD, BoundedStore, key_size
+from server.rest.api_request.types import ApiRequest
 from server.rest.body import dump
 from server.rest.flight import Statement, Step, to_statement
 from server.rest.plan import CallPlan, MutatePlan, Plan
-from server.rest.request import ApiRequest
 from server.rest.sql import Query
 
 

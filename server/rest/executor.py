@@ -19,6 +19,7 @@ from server.db.health import DatabaseUnavailable, is_unavailable
 from server.db.pool import Pool, Watched
 from server.db.request_context import RequestContext, context_sql
 from server.rest import errors, flight
+from server.rest.plan.tx import Tx
 
 # The caller's context and the schema's search_path (PostgREST's db-extra-search-path).
 CONTEXT = flight.to_statement(context_sql("search_path"), prepare=True)
@@ -28,20 +29,6 @@ COMMIT = flight.to_statement(b"COMMIT", prepare=True)
 ROLLBACK = flight.to_statement(b"ROLLBACK", prepare=True)
 
 Values = Sequence[bytes | None]
-
-
-@dataclass(frozen=True, slots=True)
-class Tx:
-    """How a plan's transaction ends."""
-
-    read_only: bool
-    rollback: bool = False  # tx=rollback, db-tx-end, EXPLAIN
-    max_affected: int | None = None  # Prefer: max-affected with handling=strict
-    singular: bool = False  # a write answered as one object: exactly one row, else roll back
-
-    @property
-    def decided_by_result(self) -> bool:
-        return self.rollback or self.max_affected is not None or self.singular
 
 
 @dataclass(frozen=True, slots=True)

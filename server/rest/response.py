@@ -13,10 +13,10 @@ from urllib.parse import quote
 import orjson
 
 from server.rest import errors
-from server.rest.headers import function_headers
+from server.rest.api_request.types import MediaType
 from server.rest.executor import Result
+from server.rest.headers import function_headers
 from server.rest.plan import CallPlan, MutatePlan, Plan, ReadPlan
-from server.rest.request import MediaType
 
 JSON_UTF8 = "application/json; charset=utf-8"
 

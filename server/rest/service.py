@@ -1,6 +1,6 @@
 """/rest/v1, the request pipeline as PostgREST's App.hs:
 
-    caller (verified token) -> request.parse (ApiRequest; no database)
+    caller (verified token) -> api_request.parse (ApiRequest; no database)
     -> plan (against the schema cache) -> sql.compose -> executor.run (one flight)
     -> response.answer
 
@@ -23,12 +23,13 @@ from server.auth.jwt import JwtError
 from server.caller import Caller, verified_caller
 from server.db.health import is_unavailable
 from server.db.request_context import RequestContext
-from server.rest import errors, openapi, request, response, sql
+from server.rest import errors, openapi, response, sql
+from server.rest.api_request import parse
+from server.rest.api_request.types import ApiRequest
 from server.rest.body import read_body
 from server.rest.caches import Prepared, StatementCache, prepare, statement_key
 from server.rest.executor import Executor
 from server.rest.plan import PlanConfig, plan
-from server.rest.request import ApiRequest
 from server.rest.response import Answer
 from server.rest.schema_cache import SchemaCache, SchemaCacheHolder
 
@@ -91,8 +92,8 @@ class RestService:
     async def serve(self, method: str, path: str, query: str, headers: dict[str, str], receive: Receive) -> Answer:
         caller = self.caller(headers)  # before the body: an invalid token costs no upload
         body = b"" if method in NO_BODY_METHODS else await read_body(receive, headers, self.max_body)
-        api_request = await request.parse(method, path, query, headers, body, self.schemas,
-                                          self.settings.db_plan_enabled)
+        api_request = await parse(method, path, query, headers, body, self.schemas,
+                                  self.settings.db_plan_enabled)
         if api_request.action == "schema":
             return response.openapi_answer(openapi.document(self.cache, api_request.schema, self.settings))
         prepared = self.prepared(statement_key(caller.role, method, path, query, headers), api_request)

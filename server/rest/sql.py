@@ -14,10 +14,10 @@ from typing import Any
 
 from psycopg import sql
 
+from server.rest.api_request.types import ColumnItem, Field, Filter, Logic, MediaType, OrderTerm
 from server.rest.plan import CallPlan, MutatePlan, Plan, ReadPlan
 from server.rest.plan.call import CallArgs
 from server.rest.plan.read import ReadNode
-from server.rest.request import ColumnItem, Field, Filter, Logic, MediaType, OrderTerm
 from server.rest.schema_cache import Function, Param, Table
 
 SQL = sql.SQL

@@ -37,9 +37,9 @@ from server.context import AppContext
 from server.db.health import is_unavailable
 from server.db.request_context import RequestContext
 from server.storage import content_types, errors, signing
-from server.storage.media import http_date
 from server.storage.backends import Backend, BackendMissing, KeyConflict
 from server.storage.inputs import caller_of, declared_length
+from server.storage.media import http_date
 from server.storage.paths import backend_key, is_valid_object_name, validate_bucket_name
 from server.storage.service import SUPERUSER, StorageService
 from server.storage.tus_store import Lease, LeaseLost, UploadRecord, UploadStore

@@ -4,8 +4,8 @@ without schedule), lessons, a book; all created as the owner."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import psycopg
 import pytest

@@ -4,9 +4,9 @@ queries run as `authenticated`/`anon`/`service_role` with JWT claims, as the API
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from collections.abc import Iterator
 
 import orjson
 import psycopg

@@ -20,7 +20,7 @@ import pytest
 from tests import harness
 from tests.auth.conftest import NEW_API, admin_headers_of, auth_api, auth_server, new_email
 
-WRONG_TRIES = 5  # server.auth.wrong_codes.MAX_WRONG_CODES, as the README documents it
+WRONG_TRIES = 5  # server.auth.wrong_codes.MAX_WRONG_CODES, as docs/configuration.md documents it
 PASSWORD = "secret-pass"
 EXPIRED = (403, "otp_expired", "Token has expired or is invalid")
 _addresses = (f"198.51.{n // 250}.{n % 250 + 1}" for n in itertools.count())

@@ -88,8 +88,9 @@ def test_global_logout_ends_every_session(api: httpx.Client) -> None:
 
 
 def test_bad_tokens_on_user(api: httpx.Client, live_server) -> None:
-    import jwt as pyjwt
     import time
+
+    import jwt as pyjwt
 
     session = sign_up(api)
     claims = pyjwt.decode(session["access_token"], options={"verify_signature": False})

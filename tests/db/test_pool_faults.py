@@ -10,9 +10,9 @@ import psycopg
 import pytest
 from psycopg_pool import PoolTimeout
 
-from tests import harness
 from server.db.pool import Pool
 from server.rest import flight
+from tests import harness
 
 SLEEP = flight.to_statement(b"select pg_sleep(60)")
 BEGIN = flight.to_statement(b"begin")

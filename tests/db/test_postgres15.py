@@ -10,11 +10,11 @@ import httpx
 import psycopg
 import pytest
 
-from server.db.request_context import RequestContext, request_transaction
 from server.db.database import api_conninfo
 from server.db.embedded import EmbeddedPostgres
 from server.db.pool import make_pool
 from server.db.project import migrate
+from server.db.request_context import RequestContext, request_transaction
 from tests import harness
 
 PG15 = Path("/usr/lib/postgresql/15/bin")

@@ -8,9 +8,9 @@ import uuid
 import psycopg
 import pytest
 
-from server.db.request_context import RequestContext, request_transaction
 from server.db.database import api_conninfo
 from server.db.pool import make_pool
+from server.db.request_context import RequestContext, request_transaction
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest

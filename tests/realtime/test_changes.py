@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import uuid
-from typing import Any
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest

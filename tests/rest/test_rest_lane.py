@@ -9,7 +9,11 @@ import json
 import socket
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
+
+from tests import harness
+from tests.rest import fixture
 
 TIMEOUT = 10
 
@@ -200,3 +204,22 @@ def test_a_204_or_304_a_function_sets_has_no_body(conn, rest_server) -> None:
         status, _, body = conn.response()
         assert status.startswith(f"HTTP/1.1 {code}") and body == b""
         assert json.loads(conn.response()[2]) == [{"id": 1}]
+
+
+def test_with_the_lane_off_rest_answers_the_same_through_asgi(rest_server) -> None:
+    """SUPALITE_REST_LANE=off (for ASGI middleware that must see REST requests): the same
+    answers, head and body, from the ASGI app."""
+    off = harness.start_server(rest_server.database_url, args=["--no-migrate"], extra_env={"SUPALITE_REST_LANE": "off"})
+    try:
+        for server in (rest_server, off):
+            fixture.wait_visible(server.url, server.anon_key)
+        answers = []
+        for server in (rest_server, off):
+            headers = {"apikey": server.anon_key}
+            found = httpx.get(f"{server.url}/rest/v1/", headers=headers)
+            missing = httpx.get(f"{server.url}/rest/v1/no_such_table", headers=headers)
+            answers.append((found.status_code, found.headers["content-type"], missing.status_code, missing.json()))
+        assert answers[0] == answers[1]
+        assert answers[1][2] == 404 and answers[1][3]["code"] == "PGRST205"
+    finally:
+        off.stop()

@@ -11,7 +11,6 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from server.cli import WS_MAX_MESSAGE_BYTES
-
 from server.http_protocol import MAX_HEAD_BYTES
 from tests import harness
 

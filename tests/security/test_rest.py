@@ -13,8 +13,8 @@ import socket
 import threading
 import time
 import uuid
-from typing import Any
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import httpx
 import psycopg
@@ -22,7 +22,7 @@ import pytest
 
 from server.auth.jwt import keys_from_settings
 from server.db.database import authenticator_password
-from server.rest.request import MAX_JSON_PATH, MAX_NESTING
+from server.rest.api_request.bounds import MAX_JSON_PATH, MAX_NESTING
 from tests import harness
 from tests.app.personas import create_user, owner
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 import uuid
-from pathlib import Path
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import anyio
 import httpx

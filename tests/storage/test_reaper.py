@@ -8,9 +8,9 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable, Iterator
 
 import httpx
 import psycopg

@@ -22,11 +22,11 @@ import pytest
 import yaml
 
 from server.auth.jwt import anon_key, service_role_key
+from server.config import load_settings
+from server.db.embedded import Cluster, free_port
 from server.supabase_project.config_toml import read_project_config
 from server.supabase_project.layout import find_project
 from server.supabase_project.postgres import choose_build
-from server.config import load_settings
-from server.db.embedded import Cluster, free_port
 from tests import harness
 from tests.supabase_project.projects import clean_environment
 

@@ -16,8 +16,8 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from server.config import ConfigError
-from server.db.extensions import installed_builds
 from server.db.embedded import EmbeddedPostgres, free_port
+from server.db.extensions import installed_builds
 from server.supabase_project.reset import recreate_database
 from tests import harness
 

@@ -66,6 +66,8 @@ def test_the_lane_finds_the_rest_service_behind_uvicorns_middleware() -> None:
     assert rest_service(ProxyHeadersMiddleware(app)) is service
     assert rest_service(app) is service
     assert rest_service(ProxyHeadersMiddleware(object())) is None  # another app: no lane  # type: ignore[arg-type]
+    switched_off = SupaliteApp(rest_app=service, rest_lane=False, routes=[])  # type: ignore[arg-type]
+    assert rest_service(ProxyHeadersMiddleware(switched_off)) is None  # SUPALITE_REST_LANE=off
 
 
 def _header_lines(text: bytes) -> list[str]:

@@ -7,11 +7,11 @@ here; what comes out composes into SQL without another check.
 
 from __future__ import annotations
 
+from server.rest.api_request.types import ApiRequest
 from server.rest.plan.call import CallPlan, plan_call
 from server.rest.plan.config import PlanConfig
 from server.rest.plan.mutate import MutatePlan, plan_mutation
 from server.rest.plan.read import ReadNode, ReadPlan, plan_read
-from server.rest.request import ApiRequest
 from server.rest.schema_cache import SchemaCache
 
 Plan = ReadPlan | MutatePlan | CallPlan

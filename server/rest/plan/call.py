@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.rest import errors, fuzzy
+from server.rest.api_request import READ_METHODS
+from server.rest.api_request.payload import JSON_TYPES
+from server.rest.api_request.types import ApiRequest, MediaType
 from server.rest.body import dump
-from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
 from server.rest.plan.read import ReadNode, applied_preferences, page, read_tree
-from server.rest.request import JSON_TYPES, READ_METHODS, ApiRequest, MediaType
+from server.rest.plan.tx import Tx
 from server.rest.schema_cache import Column, Function, Param, SchemaCache, Table
 
 # Content types whose raw body is the argument of a function's one unnamed parameter of this type.

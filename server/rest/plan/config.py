@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.rest.request import Prefer
+from server.rest.api_request.types import Prefer
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.rest import errors
+from server.rest.api_request.types import ApiRequest, ColumnItem, Field, MediaType, Prefer, QueryParams, SelectItem
 from server.rest.body import dump
-from server.rest.executor import Tx
 from server.rest.plan.config import PlanConfig
 from server.rest.plan.read import ReadNode, find_table, read_tree
-from server.rest.request import ApiRequest, ColumnItem, Field, MediaType, Prefer, QueryParams, SelectItem
+from server.rest.plan.tx import Tx
 from server.rest.schema_cache import SchemaCache, Table
 
 # Bodies sent as JSON are bound as sent; CSV and form bodies are bound re-encoded as JSON.

@@ -8,10 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from server.rest import errors, fuzzy
-from server.rest.executor import Tx
+from server.rest.api_request.bounds import MAX_BIGINT
+from server.rest.api_request.types import (
+    ApiRequest,
+    ColumnItem,
+    EmbedItem,
+    Filter,
+    Logic,
+    MediaType,
+    OrderTerm,
+    Path,
+    Prefer,
+    QueryParams,
+    SelectItem,
+)
 from server.rest.plan.config import PlanConfig
-from server.rest.request import (MAX_BIGINT, ApiRequest, ColumnItem, EmbedItem, Filter, Logic, MediaType, OrderTerm, Path,
-                                 Prefer, QueryParams, SelectItem)
+from server.rest.plan.tx import Tx
 from server.rest.schema_cache import Relationship, SchemaCache, Table
 
 

@@ -9,7 +9,6 @@ import pytest
 from server.auth import gourl
 from server.auth.gourl import URL, Userinfo
 
-
 U = URL  # the tables read as Go's &URL{...}
 
 

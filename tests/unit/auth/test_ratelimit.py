@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import server.auth
-
 from server.auth.ratelimit import LIMITS, SIGN_IN_SIGN_UPS, limits_from
 from server.config import Settings
 

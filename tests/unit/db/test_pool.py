@@ -12,13 +12,11 @@ import pytest
 from psycopg import sql
 from psycopg_pool import PoolTimeout
 
-from tests import harness
 from server.db.health import DatabaseHealth, DatabaseUnavailable
 from server.db.pool import Pool
 from server.rest import flight
+from tests import harness
 from tests.harness import until
-
-
 
 
 async def lent_pid(pool: Pool) -> int:

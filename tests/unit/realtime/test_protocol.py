@@ -7,8 +7,7 @@ import struct
 import orjson
 import pytest
 
-from server.realtime.protocol import (VSN_1, VSN_2, ProtocolError, UserBroadcast, decode, encode,
-                                      encode_user_broadcast)
+from server.realtime.protocol import VSN_1, VSN_2, ProtocolError, UserBroadcast, decode, encode, encode_user_broadcast
 
 
 def user_broadcast_push(join_ref: str, ref: str, topic: str, event: str, payload: bytes, meta: bytes = b"") -> bytes:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from server.rest import flight
+from server.rest.api_request.payload import NO_BODY, body_shape
 from server.rest.caches import KEY_HEADERS, Prepared, StatementCache, statement_key
-from server.rest.request import NO_BODY, body_shape
 
 
 def prepared(text: bytes = b"select %(p0)s", value: str = "1", body_slot: int = -1) -> Prepared:

@@ -13,7 +13,9 @@ from typing import NamedTuple
 
 import pytest
 
-from server.rest import request, sql
+from server.rest import sql
+from server.rest.api_request import parse
+from server.rest.api_request.types import ApiRequest
 from server.rest.caches import StatementCache, prepare
 from server.rest.plan import Plan, PlanConfig, plan
 from tests.unit.rest.catalog import catalog
@@ -37,7 +39,7 @@ class Case(NamedTuple):
 
 def planned(method: str, url: str, body: bytes = b"", headers: dict[str, str] | None = None) -> Plan:
     path, _, query = url.partition("?")
-    api_request = asyncio.run(request.parse(method, path, query, headers or {}, body, ("public",), True))
+    api_request = asyncio.run(parse(method, path, query, headers or {}, body, ("public",), True))
     return plan(api_request, catalog(), CONFIG)
 
 
@@ -105,9 +107,9 @@ def test_golden_sql(case: Case) -> None:
     assert query.params.body == case.body_param
 
 
-def parsed(method: str, url: str, body: bytes) -> request.ApiRequest:
+def parsed(method: str, url: str, body: bytes) -> ApiRequest:
     path, _, query = url.partition("?")
-    return asyncio.run(request.parse(method, path, query, {}, body, ("public",), True))
+    return asyncio.run(parse(method, path, query, {}, body, ("public",), True))
 
 
 @pytest.mark.parametrize(("method", "url", "first", "later", "sent"), [

@@ -42,7 +42,7 @@ def test_a_twice_cancelled_upload_returns_only_once_its_writer_is_done(tmp_path:
             await asyncio.sleep(0.01)
         for _ in range(3):  # cancelled, and cancelled again while it waits for the writer
             upload.cancel()
-            await asyncio.sleep(0.05)
+            await loop_turns()  # the cancellation delivered and handled: no wait for a time
             assert not upload.done()
         release.set()
         with pytest.raises(asyncio.CancelledError):
@@ -66,10 +66,10 @@ def test_run_to_the_end_outlasts_cancellations() -> None:
 
     async def go() -> None:
         task = asyncio.create_task(filewrite.run_to_the_end(work))
-        await asyncio.sleep(0.05)
+        await loop_turns()
         for _ in range(2):
             task.cancel()
-            await asyncio.sleep(0.05)
+            await loop_turns()
             assert not task.done() and not done.is_set()
         release.set()
         with pytest.raises(asyncio.CancelledError):
@@ -78,3 +78,10 @@ def test_run_to_the_end_outlasts_cancellations() -> None:
         assert await filewrite.run_to_the_end(lambda: "plain") == "plain"
 
     asyncio.run(go())
+
+
+async def loop_turns(turns: int = 20) -> None:
+    """Lets the event loop run every ready callback a few times over: what a cancellation sets
+    off on the loop has happened after it (the writer thread is held by its event meanwhile)."""
+    for _ in range(turns):
+        await asyncio.sleep(0)

@@ -1,4 +1,4 @@
-"""server/rest/request.py: the direct readings of select, order, logic trees, names and in-lists
+"""server/rest/api_request/readers.py: the direct readings of select, order, logic trees, names and in-lists
 give exactly what the Parsec grammar (server/rest/parsec.py) gives, or leave the text to it.
 
 Texts are generated valid (from the grammar's forms, blanks, quotes and keywords included) and
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from server.rest import errors
 from server.rest import parsec as P
-from server.rest import request as R
+from server.rest.api_request import grammar, query_params, readers, types
 
 
 def _outcome(read: Callable[[], object]) -> object:
@@ -28,7 +28,7 @@ def _outcome(read: Callable[[], object]) -> object:
 
 
 def _grammar(parser: P.Parser, where: str, text: str) -> object:
-    return _outcome(lambda: R._run(parser, where, text))
+    return _outcome(lambda: grammar._run(parser, where, text))
 
 
 # -- generated texts -------------------------------------------------------------------------
@@ -114,11 +114,13 @@ loose_logic = _loose(["or(", "and(", "not.", "or", "(", ")", ",", " ", "\t", "a"
 
 # (reading, grammar, where, generated texts): the public reading takes the direct path first
 READINGS = {
-    "select": (R.parse_select, R._forest, "select parameter", st.one_of(select, loose_select)),
-    "order": (R.parse_order, R._order, "order", st.one_of(order, loose_order)),
-    "logic tree": (lambda text: R._parsed(R._logic_tree, R._read_logic, "logic tree", text), R._logic_tree, "logic tree",
+    "select": (query_params.parse_select, grammar._forest, "select parameter", st.one_of(select, loose_select)),
+    "order": (query_params.parse_order, grammar._order, "order", st.one_of(order, loose_order)),
+    "logic tree": (lambda text: query_params._parsed(grammar._logic_tree, readers._read_logic, "logic tree", text),
+                   grammar._logic_tree, "logic tree",
                    st.one_of(logic_tree, st.builds(lambda op, t: op + "(" + t, st.sampled_from(["or", "not.and"]), loose_logic))),
-    "names": (lambda text: R._parsed(R._names, R._read_names, "columns parameter", text), R._names, "columns parameter", names),
+    "names": (lambda text: query_params._parsed(grammar._names, readers._read_names, "columns parameter", text),
+              grammar._names, "columns parameter", names),
 }
 
 
@@ -137,23 +139,23 @@ def test_direct_reading_gives_what_the_grammar_gives(what: str, data: st.DataObj
 @given(st.sampled_from(["", "not."]), in_list, stray)
 def test_in_list_filters_read_as_the_grammar_reads_them(negation: str, listed: str, after: str) -> None:
     value = f"{negation}in.{listed}{after}"
-    direct = _outcome(lambda: R._parse_filter("k", value, False)[2])
-    by_grammar = _outcome(lambda: R._filter(R.Field("k"), R._run(R._op_expr, "filter", value)))
+    direct = _outcome(lambda: query_params._parse_filter("k", value, False)[2])
+    by_grammar = _outcome(lambda: grammar._filter(types.Field("k"), grammar._run(grammar._op_expr, "filter", value)))
     assert direct == by_grammar
 
 
 # -- the common forms take the direct path -------------------------------------------------
 
 @pytest.mark.parametrize(("read", "text"), [
-    (R._read_select, "id,name,a:authors(name)"),
-    (R._read_select, "*,author:users!author_id!inner(id,full_name),...profiles(avatar_url),tags(count)"),
-    (R._read_select, 'id, title::text, data->meta->>0, "weird,name", n:count(), price.sum()::int, c:x->"k"'),
-    (R._read_select, "id,channels!left(id,messages(id,author:users(name)))"),
-    (R._read_order, "created_at.desc.nullslast,id,author(name).asc,data->k.desc"),
-    (R._read_logic, 'or(and(a.eq.1,b.in.(x,"y,z")),c.is.NULL,not.and(d.gte(any).{1,2},t.fts(french).chat noir))'),
-    (R._read_logic, "not.or( id.eq.1 , name.like.*a b* )"),
-    (R._read_names, '"id","title","body"'),
-    (R._read_names, "id, title"),
+    (readers._read_select, "id,name,a:authors(name)"),
+    (readers._read_select, "*,author:users!author_id!inner(id,full_name),...profiles(avatar_url),tags(count)"),
+    (readers._read_select, 'id, title::text, data->meta->>0, "weird,name", n:count(), price.sum()::int, c:x->"k"'),
+    (readers._read_select, "id,channels!left(id,messages(id,author:users(name)))"),
+    (readers._read_order, "created_at.desc.nullslast,id,author(name).asc,data->k.desc"),
+    (readers._read_logic, 'or(and(a.eq.1,b.in.(x,"y,z")),c.is.NULL,not.and(d.gte(any).{1,2},t.fts(french).chat noir))'),
+    (readers._read_logic, "not.or( id.eq.1 , name.like.*a b* )"),
+    (readers._read_names, '"id","title","body"'),
+    (readers._read_names, "id, title"),
 ])
 def test_common_forms_are_read_directly(read: Callable[[str], object], text: str) -> None:
     assert read(text) is not None
@@ -161,9 +163,9 @@ def test_common_forms_are_read_directly(read: Callable[[str], object], text: str
 
 def test_long_values_in_their_usual_form_are_read_directly() -> None:
     columns = ",".join(f"column_number_{i}::text" for i in range(1000))  # past MAX_GRAMMAR_CHARS
-    assert len(columns) > R.MAX_GRAMMAR_CHARS
-    assert len(R.parse_select(columns)) == 1000
-    assert len(R.parse_query("id=in.(" + ",".join(f'"v,{i}"' for i in range(2000)) + ")").filters[()][0].value) == 2000
+    assert len(columns) > grammar.MAX_GRAMMAR_CHARS
+    assert len(query_params.parse_select(columns)) == 1000
+    assert len(query_params.parse_query("id=in.(" + ",".join(f'"v,{i}"' for i in range(2000)) + ")").filters[()][0].value) == 2000
 
 
 # -- what the grammar still reads: bounded, and off the event loop when long -----------------
@@ -171,26 +173,26 @@ def test_long_values_in_their_usual_form_are_read_directly() -> None:
 def test_long_values_only_the_grammar_reads_are_bounded() -> None:
     columns = ",".join(f"column_number_{i}" for i in range(1000))
     with pytest.raises(errors.ApiError) as exc:
-        R.parse_select(columns + ",!")  # an error at the end of a long value
+        query_params.parse_select(columns + ",!")  # an error at the end of a long value
     assert (exc.value.status, exc.value.code) == (400, "PGRST100")
-    assert exc.value.details == f"values longer than {R.MAX_GRAMMAR_CHARS} characters are accepted only in their usual form"
+    assert exc.value.details == f"values longer than {grammar.MAX_GRAMMAR_CHARS} characters are accepted only in their usual form"
     with pytest.raises(errors.ApiError) as exc:
-        R.parse_select(",".join(f"column_number_{i}" for i in range(100)) + ",!")  # a short one: Parsec's message
+        query_params.parse_select(",".join(f"column_number_{i}" for i in range(100)) + ",!")  # a short one: Parsec's message
     assert exc.value.details.startswith("unexpected")
 
 
 def test_grammar_reads_long_values_in_a_worker_thread() -> None:
     value = "\t".join(["a"] * 100) + ",b,!"  # the grammar's to read (tabs), and past INLINE_GRAMMAR_CHARS
-    assert R._read_select(value) is None and len(value) > R.INLINE_GRAMMAR_CHARS
+    assert readers._read_select(value) is None and len(value) > grammar.INLINE_GRAMMAR_CHARS
     query = "select=" + value.replace("\t", "%09")
-    on_loop = R._ON_EVENT_LOOP.set(True)
+    on_loop = grammar._ON_EVENT_LOOP.set(True)
     try:
-        with pytest.raises(R._Costly):  # on the event loop, the grammar leaves it to a thread
-            R.parse_query(query)
+        with pytest.raises(grammar._Costly):  # on the event loop, the grammar leaves it to a thread
+            query_params.parse_query(query)
     finally:
-        R._ON_EVENT_LOOP.reset(on_loop)
+        grammar._ON_EVENT_LOOP.reset(on_loop)
     # in a thread, the answer is the grammar's
-    assert _outcome(lambda: asyncio.run(R._query_params(query, False))) == _grammar(R._forest, "select parameter", value)
+    assert _outcome(lambda: asyncio.run(query_params._query_params(query, False))) == _grammar(grammar._forest, "select parameter", value)
     long_query = "select=" + ",".join(f"c{i}" for i in range(2000))  # past INLINE_QUERY_BYTES: parsed in a thread
-    assert len(long_query) > R.INLINE_QUERY_BYTES
-    assert asyncio.run(R._query_params(long_query, False)).select == R.parse_select(long_query[7:])
+    assert len(long_query) > query_params.INLINE_QUERY_BYTES
+    assert asyncio.run(query_params._query_params(long_query, False)).select == query_params.parse_select(long_query[7:])

@@ -1,4 +1,4 @@
-"""server/rest/request.py: the query-string grammar, without a database."""
+"""server/rest/api_request/query_params.py: the query string read as PostgREST reads it, without a database."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.rest import errors
-from server.rest.request import (ColumnItem, EmbedItem, Field, Filter, Logic, parse_accept, parse_order, parse_prefer,
-                                 parse_query, parse_select)
+from server.rest.api_request.query_params import parse_order, parse_query, parse_select
+from server.rest.api_request.types import ColumnItem, EmbedItem, Field, Filter, Logic
 
 
 def test_select_tree() -> None:
@@ -73,20 +73,6 @@ def test_what_postgrest_reads_without_complaint() -> None:
             parse_query(query, is_rpc_read=True)
 
 
-def test_headers() -> None:
-    p = parse_prefer(["return=representation, count=exact,resolution=merge-duplicates, tx=rollback, max-affected=3"])
-    assert (p.return_, p.count, p.resolution, p.tx, p.max_affected) == ("representation", "exact", "merge-duplicates", "rollback", 3)
-    with pytest.raises(errors.ApiError) as exc:
-        parse_prefer(["handling=strict, bogus=1"])
-    assert exc.value.code == "PGRST122"
-    assert parse_accept("application/vnd.pgrst.object+json", False).kind == "object"
-    assert parse_accept("text/csv;q=0.5, application/json", False).kind == "json"
-    with pytest.raises(errors.ApiError) as exc:
-        parse_accept("application/vnd.pgrst.plan+json", False)
-    assert exc.value.status == 406 and exc.value.code == "PGRST107"
-    assert parse_order("a->b.asc,c")[0].field.json_path[0].key == "b"
-
-
 _alphabet = st.sampled_from([*list('abc.,()!:*->{}"=&%eqinotrsl0123 '), "eq.", "not.", "or=(", "select=", "order=", "in.("])
 
 
@@ -108,67 +94,6 @@ def test_fuzz_select_and_order(text: str) -> None:
             parse(text)
         except errors.ApiError as exc:
             assert exc.code == "PGRST100"
-
-
-# -- bounds: nesting depth and numbers (hostile URLs are 4xx, never a crash) ---------------
-
-def test_nesting_is_bounded() -> None:
-    from server.rest.request import MAX_JSON_PATH, MAX_NESTING
-
-    parse_query("or=(" + "or(" * (MAX_NESTING - 1) + "a.eq.1" + ")" * MAX_NESTING)
-    parse_select("a(" * MAX_NESTING + "b" + ")" * MAX_NESTING)
-    parse_query("a" + "->b" * MAX_JSON_PATH + "=eq.1")
-    for query in ("or=(" + "and(" * MAX_NESTING + "a.eq.1" + ")" * (MAX_NESTING + 1),
-                  "or=(" + "or(" * 5000 + "a.eq.1" + ")" * 5001,
-                  "select=" + "a(" * (MAX_NESTING + 1) + "b" + ")" * (MAX_NESTING + 1),
-                  "select=" + "a(" * 5000 + "b" + ")" * 5000,
-                  "a" + "->b" * (MAX_JSON_PATH + 1) + "=eq.1",
-                  "select=a" + "->>b" * 5000):
-        with pytest.raises(errors.ApiError) as exc:
-            parse_query(query)
-        assert exc.value.status == 400 and exc.value.code == "PGRST100"
-
-
-def test_numbers_are_bounded() -> None:
-    from server.rest.request import MAX_BIGINT, bounded_int, parse_range
-
-    assert parse_query(f"limit={MAX_BIGINT}&a.offset=007").limit[()] == MAX_BIGINT
-    assert parse_query("a.offset=007").offset[("a",)] == 7
-    for query in (f"limit={MAX_BIGINT + 1}", "offset=" + "9" * 5000, "a.b.limit=" + "1" * 25, "a->" + "9" * 5000 + "=eq.1",
-                  "a->2147483648=eq.1", f"limit=-{MAX_BIGINT + 1}", "limit=0x" + "f" * 40):
-        with pytest.raises(errors.ApiError) as exc:
-            parse_query(query)
-        assert exc.value.status == 400 and exc.value.code == "PGRST100", query
-    assert parse_query("a->-2147483647=eq.1").filters[()][0].field.json_path[0].is_index
-    for header in ("0-" + "9" * 5000, "9" * 20 + "-"):
-        with pytest.raises(errors.ApiError) as exc:
-            parse_range(header)
-        assert exc.value.status == 416 and exc.value.code == "PGRST103"
-    assert parse_range(f"0-{MAX_BIGINT - 1}") == (0, MAX_BIGINT)
-    for value in ("9" * 5000, "²", "-1", "", " 1"):
-        assert bounded_int(value, MAX_BIGINT) is None
-    assert parse_prefer(["max-affected=" + "9" * 5000]).max_affected is None
-    assert parse_prefer(["max-affected=²"]).invalid == ["max-affected=²"]
-
-
-_deep_alphabet = st.sampled_from(["or(", "and(", "not.or(", ")", ",", "a.eq.1", "a->b", "->", "->>", "9" * 30, "(", "x(", "!inner"])
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(_deep_alphabet, max_size=400).map("".join), st.sampled_from(["or=(", "select=", "order=", "limit=", "x.limit=", "a"]))
-def test_fuzz_deep_and_numeric_inputs_give_a_result_or_pgrst1xx(text: str, prefix: str) -> None:
-    try:
-        parse_query(prefix + text + ("=eq.1" if prefix == "a" else ""))
-    except errors.ApiError as exc:
-        assert exc.code.startswith("PGRST1") and 400 <= exc.status < 500
-
-
-def test_csv_body_errors_are_400() -> None:
-    from server.rest.request import parse_csv_body
-
-    with pytest.raises(errors.ApiError) as exc:
-        parse_csv_body(b"a\n" + b"x" * 200_000 + b"\n")
-    assert exc.value.status == 400 and exc.value.code == "PGRST102"
 
 
 # -- the grammar, piece by piece (PostgREST's QueryParams.hs doctests and spec) -------------
@@ -343,53 +268,6 @@ def test_negative_top_level_limit_is_416(query: str) -> None:
         416, "PGRST103", "Requested range not satisfiable", "Limit should be greater than or equal to zero.")
 
 
-def test_prefer() -> None:
-    p = parse_prefer(["return=minimal", "count=planned, missing=default, handling=lenient, timezone=Europe/Paris",
-                      "params=single-object"])
-    assert (p.return_, p.count, p.missing, p.handling, p.params, p.invalid) == ("minimal", "planned", "default", "lenient",
-                                                                               "single-object", [])
-    p = parse_prefer(["return=bogus, count=none, nonsense, resolution=ignore-duplicates, max-affected=-1"])
-    assert (p.return_, p.count, p.resolution, p.max_affected) == (None, None, "ignore-duplicates", None)
-    assert p.invalid == ["return=bogus", "count=none", "nonsense", "max-affected=-1"]
-    assert parse_prefer(["return=headers-only, return=representation"]).return_ == "headers-only"  # the first one counts
-    with pytest.raises(errors.ApiError) as exc:
-        parse_prefer(["handling=strict, return=bogus", "count=nope"])
-    assert (exc.value.status, exc.value.code, exc.value.message, exc.value.details) == (
-        400, "PGRST122", "Invalid preferences given with handling=strict", "Invalid preferences: return=bogus, count=nope")
-    assert parse_prefer(["handling=strict, return=minimal, timezone=UTC"]).return_ == "minimal"
-
-
-def test_accept() -> None:
-    for header, kind in (("*/*", "json"), ("application/*", "json"), ("text/unknowntype, */*", "json"),
-                         ("text/csv, */*", "csv"), ("text/csv, application/json", "csv"), ("text/csv; version=1", "csv"),
-                         ("application/json;q=0.5, text/csv", "csv"), ("text/plain", "text"), ("application/octet-stream", "octet"),
-                         ("application/vnd.pgrst.object", "object"), ("", "json"), (None, "json")):
-        assert parse_accept(header, False).kind == kind, header
-    stripped = parse_accept("application/vnd.pgrst.object+json;nulls=stripped", False)
-    assert (stripped.kind, stripped.nulls_stripped) == ("object", True)
-    assert "nulls=stripped" in parse_accept("application/vnd.pgrst.array+json;nulls=stripped", False).content_type
-    plan = parse_accept('application/vnd.pgrst.plan+text; for="application/json"; options=analyze|verbose|buffers', True)
-    assert (plan.kind, plan.plan_format, plan.plan_options) == ("plan", "text", ("analyze", "verbose", "buffers"))
-    assert parse_accept("application/vnd.pgrst.plan", True).plan_format == "text"  # as PostgREST's decodeMediaType
-    with pytest.raises(errors.ApiError) as exc:
-        parse_accept("text/unknowntype, image/png", False)
-    assert (exc.value.status, exc.value.code, exc.value.message) == (
-        406, "PGRST107", "None of these media types are available: text/unknowntype, image/png")
-
-
-def test_range_header() -> None:
-    from server.rest.request import parse_range
-
-    assert parse_range("0-1") == (0, 2) and parse_range("items=5-") == (5, None) and parse_range("3-3") == (3, 1)
-    for ignored in (None, "", "abc", "bytes=0-1", "-5", "1-2-3"):
-        assert parse_range(ignored) is None, ignored
-    with pytest.raises(errors.ApiError) as exc:
-        parse_range("2-1")
-    assert (exc.value.status, exc.value.code, exc.value.message, exc.value.details) == (
-        416, "PGRST103", "Requested range not satisfiable",
-        "The lower boundary must be lower than or equal to the upper boundary in the Range header.")
-
-
 # -- PGRST100 exactly as PostgREST words it --------------------------------------------------
 # Messages and details from PostgREST's Parsec parsers, taken from its doctests
 # (src/PostgREST/ApiRequest/QueryParams.hs) and spec tests (QuerySpec, AndOrParamsSpec):
@@ -464,12 +342,12 @@ def _outcome(read: Callable[[], object]) -> object:
 
 
 def _by_grammar(value: str) -> object:
-    from server.rest import request
+    from server.rest.api_request import bounds, grammar
 
-    expr = request._run(request._op_expr, "filter", value)
+    expr = grammar._run(grammar._op_expr, "filter", value)
     try:
-        return request._filter(Field("k"), expr)
-    except request._Bound as exc:
+        return grammar._filter(Field("k"), expr)
+    except bounds._Bound as exc:
         raise errors.parse_error("filter", value, 1, exc.details) from None
 
 
@@ -481,61 +359,17 @@ _filter_alphabet = st.sampled_from(["not.", "eq", "neq", "gt", "gte", "lt", "lik
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_filter_alphabet, max_size=12).map("".join))
 def test_plain_filters_read_as_the_grammar_reads_them(value: str) -> None:
-    from server.rest import request
+    from server.rest.api_request import query_params
 
-    assert _outcome(lambda: request._parse_filter("k", value, False)[2]) == _outcome(lambda: _by_grammar(value))
+    assert _outcome(lambda: query_params._parse_filter("k", value, False)[2]) == _outcome(lambda: _by_grammar(value))
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "B", "1", "_", "$", ".", "-", ">", " ", '"', "é", "("]), max_size=10).map("".join))
 def test_plain_keys_read_as_the_grammar_reads_them(key: str) -> None:
-    from server.rest import request
+    from server.rest.api_request import grammar, query_params
 
-    assert _outcome(lambda: request._key_path(key)) == _outcome(lambda: request._run(request._tree_path, "tree path", key))
-
-
-# -- PostgREST's doctests of its sub-parsers (QueryParams.hs), on ours -----------------------
-
-def _parsec(parser_name: str, text: str) -> object:
-    """`P.parse parser "" text` as the doctests print it: the value, or (column, details)."""
-    from server.rest import parsec, request
-
-    ok, value, err = parsec.run(getattr(request, parser_name), text)
-    return value if ok else (parsec.line_column(text, err.pos)[1], parsec.describe(err))
-
-
-@pytest.mark.parametrize(("parser", "text", "expected"), [
-    ("_field_name", "identifier with spaces", "identifier with spaces"),
-    ("_field_name", "identifier-with-dashes", "identifier-with-dashes"),
-    ("_field_name", " no leading or trailing spaces ", "no leading or trailing spaces"),
-    ("_field_name", '" leading and trailing spaces "', " leading and trailing spaces "),
-    ("_field_name", '":"', ":"),
-    ("_field_name", ":", (1, 'unexpected ":" expecting field name (* or [a..z0..9_$])')),
-    ("_json_path", "->>--34", (5, 'unexpected "-" expecting digit')),
-    ("_json_path", "->>-xy-4", (5, 'unexpected "x" expecting digit')),
-    ("_json_path", "->>-78xy", (7, "unexpected 'x' expecting digit, \"->\", \"::\", \".\", \",\" or end of input")),
-    ("_field_select", "name!hint", (5, "unexpected '!' expecting letter, digit, \"-\", \"->>\", \"->\", \"::\", \".\", \")\", \",\" "
-                                       "or end of input")),
-    ("_field_select", "*!hint", (2, "unexpected '!' expecting \")\", \",\" or end of input")),
-    ("_field_select", "name::", (7, "unexpected end of input expecting letter or digit")),
-    ("_relation", "rel->jsonpath(*)", (6, "unexpected '>'")),
-    ("_relation", "rel->jsonpath!hint(*)", (6, "unexpected '>'")),
-    ("_spread", "rel(*)", (1, 'unexpected "r" expecting "..."')),
-    ("_spread", "alias:...rel(*)", (1, 'unexpected "a" expecting "..."')),
-    ("_spread", "...rel->jsonpath(*)", (9, "unexpected '>'")),
-    ("_logic_tree", "or)(", (3, 'unexpected ")" expecting "("')),
-])
-def test_postgrest_doctests(parser: str, text: str, expected: object) -> None:
-    assert _parsec(parser, text) == expected
-
-
-def test_json_keys_and_indexes() -> None:
-    from server.rest.request import JsonOp
-
-    assert _parsec("_json_path", "->!@#$%^&*_a") == (JsonOp("->", "!@#$%^&*_a"),)
-    assert _parsec("_json_path", "->0,other") == (JsonOp("->", "0", True),)
-    assert _parsec("_json_path", "->>1") == (JsonOp("->>", "1", True),)
-    assert _parsec("_json_path", "->1x") == (JsonOp("->", "1x"),)  # not an index: a key
+    assert _outcome(lambda: query_params._key_path(key)) == _outcome(lambda: grammar._run(grammar._tree_path, "tree path", key))
 
 
 def test_messages_show_characters_as_haskell_does() -> None:
