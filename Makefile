@@ -108,6 +108,7 @@ $(PGBOUNCER):
 test: setup-test $(WEB_BUILD) /usr/bin/chromium $(PG15) $(POSTGIS) $(NGINX) $(PGBOUNCER)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports  # the layers of server/ and no import circles (pyproject.toml [tool.importlinter])
 	cd web && npm run lint && npm test
 	$(BIN)/pytest
 

@@ -24,7 +24,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.figures import record
-from server.db.database import running_database_url
+from server.provision.connection import running_database_url
 from tests import harness
 
 PASSWORD = "bench-password"

@@ -103,7 +103,7 @@ def main() -> None:
     if WRK is None:
         print("bench/functions.py needs wrk (apt-get install wrk)")
         return
-    from server.db.embedded import EmbeddedPostgres
+    from server.provision.embedded import EmbeddedPostgres
     from tests import harness
 
     pg = EmbeddedPostgres(harness.scratch_dir("bench-functions-pg-") / "data", port=0, fast_unsafe=True)

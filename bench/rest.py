@@ -183,7 +183,7 @@ def pgbench_script(phase: Phase, statement: str, read_only: bool, key: str, clai
 
 def transaction_script(database_url: str, keys: dict[str, str], host: str, phase: Phase, pipeline: bool = False) -> str:
     """pgbench's script of the transaction the server runs for `phase`."""
-    from server.auth.jwt import keys_from_settings
+    from server.core.jwt import keys_from_settings
     from tests import harness
 
     key = keys[phase.role]
@@ -290,7 +290,7 @@ def _pgbench_run(database_url: str, password: str, script_text: str, seconds: fl
     """(tps, transactions) of one pgbench run."""
     from psycopg.conninfo import conninfo_to_dict
 
-    from server.db.embedded import bin_dir
+    from server.provision.embedded import bin_dir
 
     parts = conninfo_to_dict(database_url)
     script = Path(tempfile.mkdtemp(prefix="bench-rest-")) / "tx.sql"
@@ -315,8 +315,8 @@ def _pgbench_run(database_url: str, password: str, script_text: str, seconds: fl
 def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 5.0
     worker_counts = [int(w) for w in (sys.argv[2] if len(sys.argv) > 2 else "1,2").split(",")]
-    from server.db.database import authenticator_password
-    from server.db.embedded import EmbeddedPostgres
+    from server.core.conninfo import authenticator_password
+    from server.provision.embedded import EmbeddedPostgres
     from tests import harness
     from tests.rest import fixture
 

@@ -36,7 +36,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.figures import record
-from server.db.database import running_database_url
+from server.provision.connection import running_database_url
 from tests import harness
 
 LEARNER = {"email": "eleve@example.com", "password": "eleve-demo-123"}

@@ -250,7 +250,7 @@ def fresh_database(owner_url: str, project_dir: Path) -> str:
     import psycopg
     from psycopg import sql
 
-    from server.db.project import migrate
+    from server.provision.project import migrate
 
     name = harness.unique_name("bench_storage")
     with psycopg.connect(owner_url, autocommit=True) as conn:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import zlib
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -20,7 +20,7 @@ def _color(title: str) -> tuple[int, int, int]:
     return PALETTE[zlib.crc32(title.encode()) % len(PALETTE)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_FILE), size)
 

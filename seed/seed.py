@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from demo_files import course_cover_jpeg, cover_jpeg, lesson_image_png, pdf_document  # noqa: E402
+from demo_files import course_cover_jpeg, cover_jpeg, lesson_image_png, pdf_document
 
 DEFAULT_OWNER_EMAIL = "admin@example.com"
 DEFAULT_CONTACT_ADMIN_EMAIL = "prof@example.com"

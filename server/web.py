@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
-from server.auth.jwt import anon_key
-from server.context import AppContext
+from server.core.context import AppContext
+from server.core.jwt import anon_key
 
 _NOT_BUILT = "<!doctype html><title>supalite</title><p>The web app is not built (make web).</p>"
 

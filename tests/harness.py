@@ -23,10 +23,11 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from server.auth.jwt import anon_key, service_role_key
-from server.config import Settings, load_settings
-from server.db.embedded import EmbeddedPostgres, free_port
-from server.db.pool import Pool
+from server.core.config import Settings
+from server.core.jwt import anon_key, service_role_key
+from server.core.pool import Pool
+from server.provision.embedded import EmbeddedPostgres, free_port
+from server.provision.settings import load_settings
 from server.rest import flight
 
 REPO = Path(__file__).resolve().parent.parent
@@ -78,7 +79,7 @@ def drop_database(owner_url: str, name: str) -> None:
 
 def build_template(owner_url: str) -> None:
     """Create and migrate the template every test database is cloned from."""
-    from server.db.project import migrate
+    from server.provision.project import migrate
 
     with psycopg.connect(owner_url, autocommit=True) as conn:
         conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(TEMPLATE_DB)))

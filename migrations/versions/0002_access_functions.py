@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sql_files import run_sql_file  # noqa: E402
+from sql_files import run_sql_file
 
 revision = "0002"
 down_revision = "0001"

@@ -34,7 +34,7 @@ from server.auth.user_store import (
     user_json,
     written_user,
 )
-from server.context import AppContext
+from server.core.context import AppContext
 
 USER_NOT_FOUND = "User not found"
 DEFAULT_PER_PAGE = 50

@@ -12,10 +12,10 @@ from starlette.requests import Request
 
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, forbidden
-from server.auth.jwt import JwtError
 from server.auth.user_store import UserRow, user_by_id
-from server.caller import MissingToken, verified_caller
-from server.context import AppContext
+from server.core.caller import MissingToken, verified_caller
+from server.core.context import AppContext
+from server.core.jwt import JwtError
 
 ADMIN_ROLES = ("service_role", "supabase_admin")
 

@@ -11,8 +11,8 @@ from psycopg import AsyncConnection
 
 from server.auth.errors import internal
 from server.auth.session_tokens import CommitThen
-from server.context import AppContext
-from server.db.health import is_unavailable
+from server.core.context import AppContext
+from server.core.health import is_unavailable
 
 T = TypeVar("T")
 log = logging.getLogger("supalite.auth")

@@ -34,8 +34,8 @@ from server.auth.http import json_response, path_uuid, read_body, read_bounded
 from server.auth.service import AuthService, Handler, RouteSpec
 from server.auth.session_tokens import issue_session
 from server.auth.user_store import AUDIENCE, UserRow
-from server.config import OAuthProvider, Settings
-from server.context import AppContext
+from server.core.config import OAuthProvider, Settings
+from server.core.context import AppContext
 
 # GoTrue's built-in provider names (api.Provider): unconfigured, they are "not enabled".
 KNOWN_PROVIDERS = frozenset((

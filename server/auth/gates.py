@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from server.auth import error_codes as codes
 from server.auth.errors import bad_request, unprocessable
-from server.config import Settings
+from server.core.config import Settings
 
 SIGNUP_DISABLED = "Signups not allowed for this instance"
 EMAIL_LOGINS_DISABLED = "Email logins are disabled"

@@ -21,6 +21,7 @@ from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth.errors import API_VERSION_HEADER, AuthError, api_version, bad_request, not_found
+from server.core import body as core_body
 
 MAX_BODY_BYTES = 128 * 1024
 _T = TypeVar("_T")
@@ -76,15 +77,8 @@ def _too_large() -> AuthError:
 
 async def read_bounded(request: Request) -> bytes:
     """The request body, refused (413) past MAX_BODY_BYTES before more of it is read."""
-    declared = request.headers.get("content-length", "")
-    if declared.isascii() and declared.isdigit() and (len(declared) > 12 or int(declared) > MAX_BODY_BYTES):
-        raise _too_large()
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise _too_large()
-    return bytes(raw)
+    return await core_body.read_bounded(request.stream(), core_body.declared_length(request.headers),
+                                        MAX_BODY_BYTES, _too_large)
 
 
 async def read_body(request: Request, *, allow_empty: bool = False) -> Body:

@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from server.auth.mail import inbox_enabled
 from server.auth.phone import format_phone
 from server.auth.user_store import timestamp
-from server.context import AppContext
+from server.core.context import AppContext
 
 MAX_LIMIT = 500
 _NUMBER = re.compile(r"[0-9]{1,18}")  # ASCII digits only, and within bigint

@@ -28,8 +28,8 @@ from server.auth import error_codes as codes
 from server.auth import mail_templates, redirects
 from server.auth.errors import bad_request
 from server.auth.mail_templates import MailTemplates
-from server.config import Settings
-from server.context import AppContext
+from server.core.config import Settings
+from server.core.context import AppContext
 
 OTP_LENGTH = 6
 OTP_EXPIRY_SECONDS = 3600

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from server.auth.gotemplate import Template, TemplateError
-from server.config import ConfigError, Settings
+from server.core.config import ConfigError, Settings
 
 TYPES = ("invite", "confirmation", "recovery", "magic_link", "email_change", "reauthentication")
 # The server's mail kinds (the verify types) by template type.

@@ -5,7 +5,7 @@ Both objects are copied into every access token, and a token travels in a reques
 GoTrue sets no bound, so a client could store megabytes there and mint tokens nobody can
 send. Each object is bounded here as the token carries it (compact JSON, non-ASCII
 characters \\u-escaped), so that a token with both objects at their bound stays under the
-token size bound of server/auth/jwt.py, and bounded in nesting depth.
+token size bound of server/core/jwt.py, and bounded in nesting depth.
 """
 
 from __future__ import annotations

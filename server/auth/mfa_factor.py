@@ -28,7 +28,7 @@ from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
 from server.auth.user_store import UserRow
 from server.auth.wrong_codes import MAX_WRONG_CODES
-from server.config import Settings
+from server.core.config import Settings
 
 VERIFIED = "verified"
 UNVERIFIED = "unverified"

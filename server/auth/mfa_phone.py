@@ -38,7 +38,7 @@ from server.auth.mfa_factor import (
 )
 from server.auth.phone import check_channel, validate_phone
 from server.auth.service import AuthService
-from server.config import Settings
+from server.core.config import Settings
 
 DEFAULT_MAX_FREQUENCY = 60.0  # seconds: GoTrue's MFA.Phone.MaxFrequency default, also for 0
 

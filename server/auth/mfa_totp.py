@@ -44,7 +44,7 @@ from server.auth.mfa_factor import (
     wrong_answer,
 )
 from server.auth.wrong_codes import MAX_WRONG_CODES
-from server.config import Settings
+from server.core.config import Settings
 
 PERIOD = 30
 DIGITS = 6

@@ -44,7 +44,7 @@ from server.auth.mfa_factor import (
     wrong_answer,
 )
 from server.auth.user_store import timestamp
-from server.config import Settings
+from server.core.config import Settings
 
 CREATE = "create"
 REQUEST = "request"

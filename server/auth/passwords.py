@@ -13,7 +13,7 @@ from starlette.requests import Request
 
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, bad_request, unprocessable, weak_password
-from server.config import Settings
+from server.core.config import Settings
 
 if TYPE_CHECKING:
     from server.auth.ratelimit import RateLimiter

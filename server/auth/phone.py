@@ -46,7 +46,7 @@ from server.auth.user_store import (
     user_json,
     written_user,
 )
-from server.config import Settings
+from server.core.config import Settings
 
 PROVIDER = "phone"
 VERIFY_TYPES = ("sms", "phone_change")

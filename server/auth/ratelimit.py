@@ -34,7 +34,7 @@ taken before the check, so concurrent guesses count too, and a right password cl
 client's count). Every address is counted, registered or not, so the refusal says nothing
 about which accounts exist.
 
-Counts are kept in PostgreSQL (the unlogged auth.rate_limits, server/platform_schema/
+Counts are kept in PostgreSQL (the unlogged auth.rate_limits, server/provision/platform_schema/
 0150_auth_rate_limits.sql), so that every worker of every replica counts together: a limit
 means the same behind a proxy with several replicas as with one process. Each check is one
 upsert through the owner's pool, which refills and takes (or counts) and says whether the
@@ -60,8 +60,8 @@ from starlette.requests import Request
 from server.auth import error_codes as codes
 from server.auth.errors import too_many_requests
 from server.auth.http import client_ip
-from server.config import Settings
-from server.context import AppContext
+from server.core.config import Settings
+from server.core.context import AppContext
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ from server.auth.errors import AuthError, error_response, not_found
 from server.auth.http import json_response
 from server.auth.ratelimit import RateLimiter
 from server.auth.service import AuthService, Handler, RouteSpec
-from server.context import AppContext
-from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
+from server.core.context import AppContext
+from server.core.health import DATABASE_UNAVAILABLE, is_unavailable
 
 VERSION = "v2.170.0-supalite"
 log = logging.getLogger("supalite.auth")

@@ -12,7 +12,7 @@ from starlette.responses import Response
 from server.auth import error_codes as codes
 from server.auth.errors import bad_request
 from server.auth.ratelimit import RateLimiter
-from server.context import AppContext
+from server.core.context import AppContext
 
 # checkmail's format check, which GoTrue uses. Matched with fullmatch: Go's `$` ends the text,
 # Python's `$` would also accept a trailing newline ("user@example.com\n").

@@ -19,8 +19,8 @@ from datetime import timedelta
 
 from psycopg import AsyncConnection, sql
 
-from server.config import Settings
-from server.context import AppContext
+from server.core.config import Settings
+from server.core.context import AppContext
 
 # GoTrue's cleanup keeps ended sessions for a day so that a late refresh still hears
 # "Session Expired" rather than "Refresh Token Not Found".

@@ -40,7 +40,7 @@ from server.auth.http import client_ip
 from server.auth.mail import inbox_enabled, new_otp
 from server.auth.service import AuthService
 from server.auth.user_store import UserRow, user_json
-from server.config import Settings
+from server.core.config import Settings
 
 HOOK_TIMEOUT_SECONDS = 5.0  # GoTrue's defaultHTTPHookTimeout, for all attempts together
 HOOK_ATTEMPTS = 3  # defaultHTTPHookRetries

@@ -20,7 +20,7 @@ from server.auth.http import json_response, read_body
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import session_aal
 from server.auth.user_store import DUPLICATE_EMAIL, UserRow, email_identity_data, save_one_time_token, user_json, written_user
-from server.context import AppContext
+from server.core.context import AppContext
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:

@@ -43,7 +43,7 @@ from webauthn.helpers.structs import (
 )
 
 from server.auth.mail import site_url
-from server.context import AppContext
+from server.core.context import AppContext
 
 # go-webauthn's default ceremony timeout (what the browser is told), in milliseconds.
 TIMEOUT_MS = 300_000

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from server.functions.service import FunctionsService
 
 if TYPE_CHECKING:
-    from server.context import AppContext
+    from server.core.context import AppContext
 
 
 def build(ctx: AppContext) -> FunctionsService:

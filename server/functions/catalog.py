@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from server.config import Settings
+from server.core.config import Settings
 
 log = logging.getLogger("supalite.functions")
 

@@ -22,15 +22,15 @@ from urllib.parse import quote
 import orjson
 from starlette.types import Receive, Scope, Send
 
-from server.auth.jwt import JwtError
-from server.caller import verified_token
-from server.config import Settings
+from server.core.body import declared_length
+from server.core.caller import verified_token
+from server.core.config import Settings
+from server.core.jwt import JwtError
 from server.functions import catalog, upstream
 from server.functions.workers import BootError, FunctionWorker, Process, WorkerPool
-from server.rest.body import declared_length
 
 if TYPE_CHECKING:
-    from server.context import AppContext
+    from server.core.context import AppContext
 
 log = logging.getLogger("supalite.functions")
 

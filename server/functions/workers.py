@@ -20,8 +20,8 @@ import tempfile
 from collections import deque
 from pathlib import Path
 
-from server.auth.jwt import anon_key, service_role_key
-from server.config import ConfigError, Settings, read_dotenv
+from server.core.config import ConfigError, Settings, read_dotenv
+from server.core.jwt import anon_key, service_role_key
 from server.functions import upstream
 from server.functions.catalog import FunctionSpec, functions_dir
 

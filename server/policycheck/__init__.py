@@ -6,8 +6,8 @@ transaction (a savepoint per cell, everything rolled back at the end), prints th
 and marks each cell where reality differs. Nothing here knows about any particular app.
 """
 
-from server.policycheck.matrix import Matrix, MatrixError, load_matrix
+from server.policycheck.matrix import CellResult, Matrix, MatrixError, load_matrix
 from server.policycheck.report import render
-from server.policycheck.runner import CellResult, run_check, run_matrix
+from server.policycheck.runner import run_check, run_matrix
 
 __all__ = ["CellResult", "Matrix", "MatrixError", "load_matrix", "render", "run_check", "run_matrix"]

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import yaml
 
-from server.config import ConfigError
+from server.core.config import ConfigError
 
 READ_OPERATIONS = ("select", "call")
 Verdict = Literal["allow", "deny"]
@@ -115,3 +115,28 @@ def load_matrix(path: Path) -> Matrix:
                 expect[persona.name] = _expectation(raw.get(persona.name, raw.get("*")), where)
             checks.append(Check(str(target), str(operation), str(spec["sql"]), expect))
     return Matrix(fixtures_sql, ids, personas, checks)
+
+
+@dataclass(frozen=True)
+class CellResult:
+    check: Check
+    persona: str
+    expected: Expectation
+    actual: Expectation | str  # what happened: allow/deny, a row count, a value, or "error"
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return matches(self.check, self.expected, self.actual)
+
+
+def matches(check: Check, expected: Expectation, actual: Expectation | str) -> bool:
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected is actual
+    if not check.is_read:
+        return expected == actual
+    if expected == "deny":
+        return actual == "error" or actual == 0
+    if expected == "allow":
+        return isinstance(actual, int) and actual > 0
+    return expected == actual

@@ -3,11 +3,7 @@ A differing cell reads `✗ got/want`; details of errors behind differing cells 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from server.policycheck.matrix import Matrix
-    from server.policycheck.runner import CellResult
+from server.policycheck.matrix import CellResult, Matrix
 
 
 def _show(value: object) -> str:

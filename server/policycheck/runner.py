@@ -3,42 +3,16 @@ per cell in which the persona's role and JWT claims are set as the API sets them
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 import psycopg
 
-from server.db.request_context import SET_CONTEXT_SQL
-from server.db.sql_split import split_statements
-from server.policycheck.matrix import Check, Expectation, Matrix, MatrixError, Persona, load_matrix
+from server.core.request_context import SET_CONTEXT_SQL
+from server.core.sql_split import split_statements
+from server.policycheck.matrix import CellResult, Check, Expectation, Matrix, MatrixError, Persona, load_matrix
 from server.policycheck.report import render
-
-
-@dataclass(frozen=True)
-class CellResult:
-    check: Check
-    persona: str
-    expected: Expectation
-    actual: Expectation | str  # what happened: allow/deny, a row count, a value, or "error"
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return matches(self.check, self.expected, self.actual)
-
-
-def matches(check: Check, expected: Expectation, actual: Expectation | str) -> bool:
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return expected is actual
-    if not check.is_read:
-        return expected == actual
-    if expected == "deny":
-        return actual == "error" or actual == 0
-    if expected == "allow":
-        return isinstance(actual, int) and actual > 0
-    return expected == actual
 
 
 def _claims(persona: Persona, matrix: Matrix) -> str:

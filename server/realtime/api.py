@@ -16,9 +16,9 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from server.auth.jwt import JwtError
-from server.caller import Caller, verified_caller
-from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
+from server.core.caller import Caller, verified_caller
+from server.core.health import DATABASE_UNAVAILABLE, is_unavailable
+from server.core.jwt import JwtError
 from server.realtime.auth import can_write
 from server.realtime.bus import PublishError
 from server.realtime.hub import Hub

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 import jwt as pyjwt
 import psycopg
 
-from server.auth.jwt import JwtError, JwtKeys
-from server.caller import Caller, verified_token
-from server.db.health import is_unavailable
-from server.db.request_context import RequestContext, context_sql
+from server.core.caller import Caller, verified_token
+from server.core.health import is_unavailable
+from server.core.jwt import JwtError, JwtKeys
+from server.core.request_context import RequestContext, context_sql
 
 
 class Pool(Protocol):

@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 import psycopg
 
-from server.context import AppContext
-from server.db.health import is_unavailable
+from server.core.context import AppContext
+from server.core.health import is_unavailable
 from server.realtime.logreader import BATCH, LogReader
 
 log = logging.getLogger("supalite.realtime")

@@ -26,8 +26,9 @@ from server.realtime.logreader import BATCH, LogReader
 from server.realtime.protocol import encode_raw_payload
 
 if TYPE_CHECKING:
-    from server.realtime.channel import Channel
-    from server.realtime.hub import Hub
+    from server.core.caller import Caller
+    from server.core.pool import Pool
+    from server.realtime.members import Member
 
 _POLL_SQL = """
 select c.id, c.entity::bigint, c.schema_name, c.table_name, c.action, c.record::text, c.old_record::text,
@@ -73,7 +74,7 @@ class PgBinding:
     """One `postgres_changes` entry of a channel's join config. Its filters are checked in the
     database with its RLS check (realtime.check_changes)."""
 
-    channel: Channel
+    channel: Member
     id: int
     params: dict[str, Any]
     event: str
@@ -85,18 +86,20 @@ class PgBinding:
         return change_id > self.since and self.event in ("*", action)
 
 
-async def subscribe(channel: Channel, entries: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+async def subscribe(channel: Member, pool: Pool, caller: Caller, node: str, entries: list[dict[str, Any]],
+                    ) -> tuple[list[dict[str, Any]], list[str], list[PgBinding]]:
     """Subscribe a channel's postgres_changes entries as Realtime does: all or none. The first
     entry refused (its params, no published table, the database refusing its filters) is the
-    one error reported, and nothing is subscribed. Returns the join reply's entries and errors."""
+    one error reported, and nothing is subscribed. Returns the join reply's entries and errors,
+    and the bindings made (for the channel and the hub to hold)."""
     response = [{**params, "id": binding_id(params)} for params in entries]
     try:
         parsed = [flt.parse_params(params) for params in entries]
     except flt.ParamsError as exc:
-        return response, [str(exc)]
+        return response, [str(exc)], []
     bindings: list[PgBinding] = []
     error: str | None = None
-    async with channel.pool.connection() as conn:
+    async with pool.connection() as conn:
         try:
             async with conn.transaction():
                 for params, reply, p in zip(entries, response, parsed, strict=True):
@@ -111,7 +114,7 @@ async def subscribe(channel: Channel, entries: list[dict[str, Any]]) -> tuple[li
                     try:
                         cur = await conn.execute(_INSERT_SUB_SQL, [
                             uuid.uuid4(), orjson.dumps([f.as_json() for f in p.filters]).decode(),
-                            channel.caller.claims_json, channel.caller.role, channel.hub.node,
+                            caller.claims_json, caller.role, node,
                             None if p.select is None else list(p.select), [oid for oid, _ in tables]])
                     except psycopg.DatabaseError as exc:
                         error = ("Unable to subscribe to changes with given parameters. An exception happened so"
@@ -122,11 +125,8 @@ async def subscribe(channel: Channel, entries: list[dict[str, Any]]) -> tuple[li
                     bindings.append(PgBinding(channel, reply["id"], params, p.event, p.select,
                                               {row[0]: row[1] for row in rows}, since=rows[0][2] if rows else 0))
         except _Refused:
-            return response, [error or ""]
-    for binding in bindings:
-        channel.bindings.append(binding)
-        channel.hub.add_binding(binding)
-    return response, []
+            return response, [error or ""], []
+    return response, [], bindings
 
 
 class _Refused(Exception):
@@ -177,13 +177,18 @@ def change_data(change: Change, cols: list[dict[str, str]], error: str | None, r
 
 
 class ChangeFeed(LogReader):
-    def __init__(self, hub: Hub) -> None:
+    """The process's reader of realtime.changes: each change, checked against the RLS of the
+    bindings that want it, goes to their channels. `bindings` and `by_entity` are the hub's."""
+
+    def __init__(self, pool: Pool, bindings: dict[int, PgBinding], by_entity: dict[int, set[int]]) -> None:
         super().__init__("changes", "changes")
-        self.hub = hub
+        self.pool = pool
+        self.bindings = bindings
+        self.by_entity = by_entity
 
     async def read(self) -> bool:
-        async with self.hub.ctx.api_pool.connection() as conn:
-            if self.cursor is None or not self.hub.by_entity:
+        async with self.pool.connection() as conn:
+            if self.cursor is None or not self.by_entity:
                 await self.skip_to_now(conn)  # nobody here subscribes: start from now
                 return False
             cur = await conn.execute(_POLL_SQL, [self.cursor, BATCH])
@@ -197,13 +202,13 @@ class ChangeFeed(LogReader):
         items: list[dict[str, Any]] = []
         changes: dict[int, Change] = {}
         for k, (change_id, entity, schema, table, action, record, old_record, ts) in enumerate(rows):
-            db_ids = self.hub.by_entity.get(entity)
+            db_ids = self.by_entity.get(entity)
             if not db_ids:
                 continue
             change = Change(schema, table, action, orjson.loads(record) if record else None,
                             orjson.loads(old_record) if old_record else None, ts)
             wanted = [i for i in db_ids
-                      if (b := self.hub.bindings.get(i)) is not None and b.wants(change_id, action)]
+                      if (b := self.bindings.get(i)) is not None and b.wants(change_id, action)]
             if wanted:
                 items.append({"k": k, "change": change_id, "ids": wanted})
                 changes[k] = change
@@ -219,9 +224,9 @@ class ChangeFeed(LogReader):
     def _send(self, change: Change, db_ids: list[int], cols: list[dict[str, str]], error: str | None, rls: bool,
               pk: list[str] | None) -> None:
         # One message per channel and column selection, naming the bindings it answers.
-        per_channel: dict[tuple[Channel, tuple[str, ...] | None], list[int]] = defaultdict(list)
+        per_channel: dict[tuple[Member, tuple[str, ...] | None], list[int]] = defaultdict(list)
         for db_id in db_ids:
-            binding = self.hub.bindings.get(db_id)
+            binding = self.bindings.get(db_id)
             if binding is not None and binding.id not in per_channel[binding.channel, binding.select]:
                 per_channel[binding.channel, binding.select].append(binding.id)
         data: dict[tuple[str, ...] | None, bytes] = {}

@@ -7,12 +7,13 @@ import asyncio
 import logging
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 import psycopg
 
-from server.caller import ANONYMOUS, Caller
+from server.core.caller import ANONYMOUS, Caller
 from server.realtime import presence, replay
 from server.realtime.auth import ChannelError, Policies, can_write, read_policies, verify_token
 from server.realtime.bus import PublishError
@@ -27,14 +28,37 @@ from server.realtime.limits import (
 from server.realtime.protocol import Message, UserBroadcast, encode_user_broadcast
 
 if TYPE_CHECKING:
-    from server.db.pool import Pool
+    from server.core.pool import Pool
     from server.realtime.hub import Hub
-    from server.realtime.socket import RealtimeSocket
 
 log = logging.getLogger("supalite.realtime")
 
+class Client(Protocol):
+    """The websocket a channel was joined on (socket.py's RealtimeSocket), as the channel uses it."""
+
+    @property
+    def hub(self) -> Hub: ...
+
+    @property
+    def vsn(self) -> str: ...
+
+    @property
+    def token(self) -> str: ...
+
+    @property
+    def channels(self) -> Mapping[str, Channel]: ...
+
+    def send(self, frame: str | bytes) -> None: ...
+
+    def push(self, join_ref: str | None, ref: str | None, topic: str, event: str, payload: Any) -> None: ...
+
+    def reply(self, msg: Message, status: str, response: Any) -> None: ...
+
+    def forget(self, channel: Channel) -> None: ...
+
+
 class Channel:
-    def __init__(self, socket: RealtimeSocket, topic: str, join_ref: str | None) -> None:
+    def __init__(self, socket: Client, topic: str, join_ref: str | None) -> None:
         self.socket = socket
         self.topic = topic
         self.sub_topic = topic[len("realtime:"):]
@@ -96,7 +120,11 @@ class Channel:
         pg_params = config.get("postgres_changes") or []
         if not isinstance(pg_params, list):
             pg_params = []
-        response, errors = await subscribe(self, [p for p in pg_params if isinstance(p, dict)])  # all or none
+        entries = [p for p in pg_params if isinstance(p, dict)]
+        response, errors, bindings = await subscribe(self, self.pool, self.caller, self.hub.node, entries)  # all or none
+        for binding in bindings:
+            self.bindings.append(binding)
+            self.hub.add_binding(binding)
         self.hub.add_channel(self)
         return {"postgres_changes": response}, errors
 

@@ -5,7 +5,7 @@ Fan-out between processes goes through PostgreSQL: broadcasts, presence diffs an
 database's own broadcasts (realtime.send) through the realtime.bus log, row changes through
 the realtime.changes log, each in commit order and read with a cursor of this process (see
 bus.py, changes.py). Each process LISTENs through its shared listener
-(server/db/listener.py) to be woken at once; a notification lost while the listener
+(server/core/listener.py) to be woken at once; a notification lost while the listener
 reconnects loses nothing, the cursors catch up.
 """
 
@@ -23,21 +23,20 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import psycopg
 
-from server.context import AppContext
-from server.db.listener import Subscription, cancel_all
+from server.core.context import AppContext
+from server.core.listener import Subscription, cancel_all
 from server.realtime.bus import CHANNEL as BUS
 from server.realtime.bus import Bus, PublishError
 from server.realtime.changes import ChangeFeed, PgBinding
-from server.realtime.limits import TOO_MANY_MESSAGES, TenantLimits
+from server.realtime.limits import NODE_TIMEOUT_S, TOO_MANY_MESSAGES, TenantLimits
 from server.realtime.protocol import UserBroadcast, encode_raw_payload, encode_user_broadcast
 
 if TYPE_CHECKING:
-    from server.realtime.channel import Channel
+    from server.realtime.members import Member
 
 log = logging.getLogger("supalite.realtime")
 
 CHANGES = "realtime_changes"
-NODE_TIMEOUT_S = 30
 MAINTENANCE_S = 5.0
 PARTITION_EVERY = 720  # maintenance rounds between partition checks (an hour)
 
@@ -53,10 +52,10 @@ class Hub:
     def __init__(self, ctx: AppContext) -> None:
         self.ctx = ctx
         self.node = str(uuid.uuid4())
-        self.channels: dict[tuple[str, bool], set[Channel]] = defaultdict(set)
+        self.channels: dict[tuple[str, bool], set[Member]] = defaultdict(set)
         self.bindings: dict[int, PgBinding] = {}
         self.by_entity: dict[int, set[int]] = defaultdict(set)
-        self.feed = ChangeFeed(self)
+        self.feed = ChangeFeed(ctx.api_pool, self.bindings, self.by_entity)
         self.bus = Bus(ctx, self.node, self._on_bus)
         self.limits = TenantLimits(ctx, self.node, NODE_TIMEOUT_S)
         self._tasks: list[asyncio.Task[None]] = []
@@ -154,10 +153,10 @@ class Hub:
 
     # -- channels ----------------------------------------------------------------------
 
-    def add_channel(self, channel: Channel) -> None:
+    def add_channel(self, channel: Member) -> None:
         self.channels[(channel.sub_topic, channel.private)].add(channel)
 
-    def remove_channel(self, channel: Channel) -> None:
+    def remove_channel(self, channel: Member) -> None:
         key = (channel.sub_topic, channel.private)
         members = self.channels.get(key)
         if members is not None:
@@ -182,11 +181,11 @@ class Hub:
     # -- broadcast ---------------------------------------------------------------------
 
     def deliver_broadcast(self, sub_topic: str, private: bool, message: UserBroadcast,
-                          sender: Channel | None = None) -> None:
+                          sender: Member | None = None) -> None:
         frames: dict[str, Any] = {}
         topic = "realtime:" + sub_topic
         message_id = message.meta.get("id") if message.meta else None
-        delivered: list[Channel] = []
+        delivered: list[Member] = []
         for channel in tuple(self.channels.get((sub_topic, private), ())):
             if channel is sender and not channel.self_broadcast:
                 continue
@@ -210,7 +209,7 @@ class Hub:
                 channel.stop(TOO_MANY_MESSAGES)
 
     async def broadcast(self, sub_topic: str, private: bool, message: UserBroadcast,
-                        sender: Channel | None = None) -> None:
+                        sender: Member | None = None) -> None:
         """Deliver here at once, and to every other process through PostgreSQL; raises
         PublishError when the others cannot be reached."""
         self.deliver_broadcast(sub_topic, private, message, sender)

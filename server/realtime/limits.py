@@ -22,15 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
-from server.config import Settings
-from server.db.health import is_unavailable
+from server.core.config import Settings
+from server.core.health import is_unavailable
 from server.realtime.auth import ChannelError
 
 if TYPE_CHECKING:
-    from server.context import AppContext
+    from server.core.context import AppContext
 
 log = logging.getLogger("supalite.realtime")
 
+# A process (node) whose heartbeat is older is dead: its presences, subscriptions and counts go.
+NODE_TIMEOUT_S = 30
 TICK_S = 5  # Tenants.joins_per_second_rate & co: tick: :timer.seconds(5)
 WINDOW_BUCKETS = 12  # max_bucket_len: 12, a 60 s rolling average
 KEEP_BUCKETS = 60  # a counter idle for 5 min (RateCounter's idle_shutdown) starts afresh

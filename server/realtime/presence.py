@@ -8,8 +8,8 @@ from typing import Any
 
 import orjson
 
-from server.db.pool import Pool
-from server.realtime.hub import NODE_TIMEOUT_S
+from server.core.pool import Pool
+from server.realtime.limits import NODE_TIMEOUT_S
 
 
 def new_ref() -> str:

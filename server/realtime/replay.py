@@ -14,8 +14,8 @@ from typing import Any
 
 import psycopg
 
-from server.caller import Caller
-from server.db.health import is_unavailable
+from server.core.caller import Caller
+from server.core.health import is_unavailable
 from server.realtime.auth import ChannelError, Pool, act_as
 
 HARD_LIMIT = 25

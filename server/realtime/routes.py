@@ -6,7 +6,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from server.context import AppContext
+from server.core.context import AppContext
 from server.realtime.api import broadcast_batch, broadcast_single
 from server.realtime.hub import Hub
 from server.realtime.socket import serve_socket

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from server.auth.jwt import JwtError
+from server.core.jwt import JwtError
 from server.realtime.auth import ChannelError
 from server.realtime.channel import Channel
 from server.realtime.limits import JoinRateExceeded

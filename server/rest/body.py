@@ -1,4 +1,4 @@
-"""A request body: read within a size bound; a parsed body re-encoded as JSON.
+"""A request body: read within a size bound (server.core.body); a parsed body re-encoded as JSON.
 
 PostgREST itself has no body bound (its maintainers leave it to the proxy's
 `client_max_body_size`); this server faces the internet directly, so a body over
@@ -14,34 +14,14 @@ from typing import Any
 import orjson
 from starlette.types import Receive
 
+from server.core.body import declared_length, read_bounded, receive_chunks
 from server.rest import errors
-
-
-def declared_length(headers: dict[str, str]) -> int | None:
-    """Content-Length as sent (already checked well-formed by the HTTP parser), None when
-    absent (chunked). More digits than any bound: too large, without converting them."""
-    value = headers.get("content-length", "").strip()
-    if not (value.isascii() and value.isdigit()):
-        return None
-    return int(value) if len(value) <= 18 else 10**18
 
 
 async def read_body(receive: Receive, headers: dict[str, str], limit: int) -> bytes:
     """The whole body, or 413 as soon as it is known to be larger than `limit` bytes."""
-    length = declared_length(headers)
-    if length is not None and length > limit:
-        raise errors.payload_too_large(limit)
-    body = bytearray()
-    more = True
-    while more:
-        message = await receive()
-        if message["type"] == "http.disconnect":  # the client left: nothing to run
-            raise errors.invalid_body("The request body ended early")
-        body += message.get("body", b"")
-        if len(body) > limit:
-            raise errors.payload_too_large(limit)
-        more = message.get("more_body", False)
-    return bytes(body)
+    chunks = receive_chunks(receive, lambda: errors.invalid_body("The request body ended early"))
+    return await read_bounded(chunks, declared_length(headers), limit, lambda: errors.payload_too_large(limit))
 
 
 def dump(value: Any) -> str:

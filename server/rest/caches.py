@@ -1,4 +1,4 @@
-"""The statement cache of the REST hot path (verified tokens are cached by server/caller.py).
+"""The statement cache of the REST hot path (verified tokens are cached by server/core/caller.py).
 
 What the plan and compose stages make of a request depends only on its method, path, query
 string, a few headers, the shape of its body (its keys) and the schema cache, never on who
@@ -7,7 +7,7 @@ asks; so their output (the plan and its prepared statement, values encoded) is k
 a guard only: the statement still runs under the caller's role and claims, and RLS in
 PostgreSQL decides what it returns. The cache is emptied whenever the schema cache reloads.
 
-The cache is bounded in entries and in bytes (server/bounded_store.py), since URLs and
+The cache is bounded in entries and in bytes (server/core/bounded_store.py), since URLs and
 headers come from callers.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
 
-from server.bounded_store import ENTRY_OVERHEAD, BoundedStore, key_size
+from server.core.bounded_store import ENTRY_OVERHEAD, BoundedStore, key_size
 from server.rest.api_request.types import ApiRequest
 from server.rest.body import dump
 from server.rest.flight import Statement, Step, to_statement

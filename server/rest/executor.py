@@ -15,9 +15,9 @@ import psycopg
 from psycopg import pq
 from psycopg_pool import PoolTimeout
 
-from server.db.health import DatabaseUnavailable, is_unavailable
-from server.db.pool import Pool, Watched
-from server.db.request_context import RequestContext, context_sql
+from server.core.health import DatabaseUnavailable, is_unavailable
+from server.core.pool import Pool, Watched
+from server.core.request_context import RequestContext, context_sql
 from server.rest import errors, flight
 from server.rest.plan.tx import Tx
 

@@ -113,7 +113,7 @@ Step = tuple[Statement, Sequence["bytes | None"]]  # the statement and its encod
 
 
 class Watch(Protocol):
-    """How a flight waits on its socket (server.db.pool.Watched watches it all the time)."""
+    """How a flight waits on its socket (server.core.pool.Watched watches it all the time)."""
 
     def readable(self) -> Awaitable[None]: ...
 

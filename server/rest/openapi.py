@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from server.config import Settings
+from server.core.config import Settings
 from server.rest.schema_cache import Column, SchemaCache, Table
 
 _FORMATS = {"int2": ("integer", "smallint"), "int4": ("integer", "integer"), "int8": ("integer", "bigint"),

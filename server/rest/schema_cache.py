@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg.rows import dict_row
 
-from server.db import role_settings
-from server.db.listener import Subscription
-from server.db.view_rule import target_entries
+from server.core import role_settings
+from server.core.listener import Subscription
+from server.core.view_rule import target_entries
 
 if TYPE_CHECKING:
-    from server.context import AppContext
+    from server.core.context import AppContext
 
 log = logging.getLogger("supalite.rest")
 

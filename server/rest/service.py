@@ -7,7 +7,7 @@
 The output of plan and compose is kept per request shape (caches.StatementCache): a repeated
 request goes from its ApiRequest straight to the executor with the statement composed the
 first time. `respond` is the whole pipeline for one request; the REST lane
-(server.rest_lane) calls it straight from the HTTP parser, and `__call__` serves it as an
+(server.serve.rest_lane) calls it straight from the HTTP parser, and `__call__` serves it as an
 ASGI app for the requests the lane does not take.
 """
 
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from starlette.types import Receive, Scope, Send
 
-from server.auth.jwt import JwtError
-from server.caller import Caller, verified_caller
-from server.db.health import is_unavailable
-from server.db.request_context import RequestContext
+from server.core.caller import Caller, verified_caller
+from server.core.health import is_unavailable
+from server.core.jwt import JwtError
+from server.core.request_context import RequestContext
 from server.rest import errors, openapi, response, sql
 from server.rest.api_request import parse
 from server.rest.api_request.types import ApiRequest
@@ -34,7 +34,7 @@ from server.rest.response import Answer
 from server.rest.schema_cache import SchemaCache, SchemaCacheHolder
 
 if TYPE_CHECKING:
-    from server.context import AppContext
+    from server.core.context import AppContext
 
 log = logging.getLogger("supalite.rest")
 
@@ -59,7 +59,7 @@ class RestService:
         ctx.on_shutdown.append(self.schema_cache.stop)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """The service as an ASGI app (server.rest_lane answers most requests without it)."""
+        """The service as an ASGI app (server.serve.rest_lane answers most requests without it)."""
         if scope["type"] != "http":
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

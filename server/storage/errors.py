@@ -11,7 +11,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from starlette.responses import JSONResponse
 
-from server.db.health import DATABASE_UNAVAILABLE, is_unavailable
+from server.core.health import DATABASE_UNAVAILABLE, is_unavailable
 
 
 class StorageError(Exception):

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from starlette.requests import Request
 
-from server.auth.jwt import JwtError
-from server.caller import MissingToken, verified_caller
-from server.db.request_context import RequestContext
+from server.core.body import declared_length, read_bounded
+from server.core.caller import MissingToken, verified_caller
+from server.core.jwt import JwtError
+from server.core.request_context import RequestContext
 from server.storage import errors
 
 if TYPE_CHECKING:
-    from server.context import AppContext
+    from server.core.context import AppContext
 
 MAX_JSON_BYTES = 1024 * 1024  # Fastify's default body limit, which storage-api keeps
 MAX_ITEMS = 1000  # storage-api's bound on the objects of one bulk request
@@ -41,24 +42,10 @@ def caller_of(request: Request, ctx: AppContext) -> RequestContext:
     return RequestContext.of(caller, request.method, request.url.path, dict(request.headers))
 
 
-def declared_length(request: Request) -> int | None:
-    """The Content-Length of a request, None when absent (chunked); huge is huge."""
-    value = request.headers.get("content-length", "").strip()
-    if not value.isdigit():
-        return None
-    return int(value) if len(value) <= 18 else 10**18
-
-
 async def json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object, refused past MAX_JSON_BYTES without reading further."""
-    length = declared_length(request)
-    if length is not None and length > MAX_JSON_BYTES:
-        raise errors.body_too_large()
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_JSON_BYTES:
-            raise errors.body_too_large()
+    raw = await read_bounded(request.stream(), declared_length(request.headers), MAX_JSON_BYTES,
+                             errors.body_too_large)
     if not raw:
         return {}
     try:

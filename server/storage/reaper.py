@@ -32,8 +32,8 @@ import asyncio
 import logging
 from datetime import UTC, datetime, timedelta
 
-from server.context import AppContext
-from server.db.listener import Subscription, cancel_all
+from server.core.context import AppContext
+from server.core.listener import Subscription, cancel_all
 from server.storage.backends import Backend
 from server.storage.paths import backend_key
 from server.storage.tus_store import UploadStore

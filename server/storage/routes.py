@@ -14,9 +14,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.context import AppContext
-from server.db.bucket_declarations import parse_size
-from server.db.health import is_unavailable
+from server.core.config import parse_size
+from server.core.context import AppContext
+from server.core.health import is_unavailable
 from server.storage import content_types, errors, inputs, media, signing, transforms
 from server.storage.backends import make_backend
 from server.storage.db import BucketOptions, NewBucket

@@ -21,8 +21,8 @@ import psycopg
 from psycopg import AsyncConnection
 from psycopg import errors as pg_errors
 
-from server.context import AppContext
-from server.db.request_context import RequestContext, request_transaction
+from server.core.context import AppContext
+from server.core.request_context import RequestContext, request_transaction
 from server.storage import content_types, db, errors, signing
 from server.storage.backends import Backend, BackendMissing, KeyConflict, ObjectHead, TooLarge
 from server.storage.paths import backend_key, validate_bucket_name, validate_object_name

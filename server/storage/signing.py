@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from server.auth.jwt import JwtError, JwtKeys
+from server.core.jwt import JwtError, JwtKeys
 from server.storage import errors
 
 UPLOAD_URL_EXPIRY = 7200  # storage-api's signed upload URLs live two hours

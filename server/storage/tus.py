@@ -33,12 +33,13 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.context import AppContext
-from server.db.health import is_unavailable
-from server.db.request_context import RequestContext
+from server.core.body import declared_length
+from server.core.context import AppContext
+from server.core.health import is_unavailable
+from server.core.request_context import RequestContext
 from server.storage import content_types, errors, signing
 from server.storage.backends import Backend, BackendMissing, KeyConflict
-from server.storage.inputs import caller_of, declared_length
+from server.storage.inputs import caller_of
 from server.storage.media import http_date
 from server.storage.paths import backend_key, is_valid_object_name, validate_bucket_name
 from server.storage.service import SUPERUSER, StorageService
@@ -367,7 +368,7 @@ class TusEndpoint:
         cache_control = metadata.get("cacheControl") or ""
         cache_control = f"max-age={cache_control}" if re.fullmatch(r"-?\d+", cache_control) else "no-cache"
         with_body = h.get("content-type") == OFFSET_STREAM
-        declared = declared_length(request)
+        declared = declared_length(request.headers)
         if with_body and declared is not None and declared > length:
             raise _tus(*ERR_SIZE_EXCEEDED)
 
@@ -448,7 +449,7 @@ class TusEndpoint:
                 raise _tus(*INVALID_OFFSET)
             if "upload-length" in request.headers:  # the length is known from the creation on
                 raise _tus(*INVALID_LENGTH)
-            declared = declared_length(request)
+            declared = declared_length(request.headers)
             if declared is not None and offset + declared > record.length:
                 raise _tus(*ERR_SIZE_EXCEEDED)
             new_offset, finished = await self._append(request, lease, writer)

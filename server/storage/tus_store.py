@@ -39,8 +39,8 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from server.context import AppContext
-from server.db.listener import Subscription, cancel_all
+from server.core.context import AppContext
+from server.core.listener import Subscription, cancel_all
 from server.storage import errors
 from server.storage.backends import Backend, PartState
 from server.storage.paths import backend_key

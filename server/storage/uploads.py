@@ -21,9 +21,9 @@ import orjson
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
+from server.core.body import declared_length
 from server.storage import content_types, errors
 from server.storage.content_types import MediaType
-from server.storage.inputs import declared_length
 
 MAX_FIELD_BYTES = 64 * 1024
 MAX_FIELDS = 10
@@ -56,7 +56,7 @@ def is_multipart(request: Request) -> bool:
 def declared_file_size(request: Request) -> int | None:
     """A lower bound of the file's size from Content-Length (None when chunked), known
     before any byte is read: a multipart body may carry MAX_FORM_OVERHEAD besides it."""
-    length = declared_length(request)
+    length = declared_length(request.headers)
     if length is None or not is_multipart(request):
         return length
     return max(0, length - MAX_FORM_OVERHEAD)

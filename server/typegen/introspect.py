@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from server.db.view_rule import target_entries
+from server.core.view_rule import target_entries
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""server.workers: `supalite serve --workers 2` gives each worker a listening socket of its own
+"""server.serve.workers: `supalite serve --workers 2` gives each worker a listening socket of its own
 (connections spread over both), replaces a worker that dies, and stops them all on SIGTERM."""
 
 from __future__ import annotations

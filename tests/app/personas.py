@@ -12,7 +12,7 @@ import orjson
 import psycopg
 from psycopg.rows import dict_row
 
-from server.db.request_context import SET_CONTEXT_SQL
+from server.core.request_context import SET_CONTEXT_SQL
 
 
 def create_user(conn: psycopg.Connection, name: str, *, admin: bool = False, meta: dict[str, Any] | None = None) -> uuid.UUID:

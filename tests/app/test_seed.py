@@ -6,8 +6,8 @@ import bcrypt
 import psycopg
 import pytest
 
-from server.config import ConfigError
-from server.seeding import run_seed
+from server.core.config import ConfigError
+from server.provision.seeding import run_seed
 from tests import harness
 
 

@@ -18,7 +18,7 @@ import pytest
 from alembic import command
 from alembic.config import Config
 
-from server.db.database import sqlalchemy_url
+from server.provision.connection import sqlalchemy_url
 from tests import harness
 from tests.app.personas import create_user, owner
 from tests.realtime.support import user_token

@@ -224,7 +224,7 @@ class RunningProvider:
 
 @contextmanager
 def running(client_id: str = "supalite-test-client", client_secret: str = "test-client-secret") -> Iterator[RunningProvider]:
-    from server.db.embedded import free_port
+    from server.provision.embedded import free_port
 
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "tests.auth.oidc_provider", "--port", str(port),

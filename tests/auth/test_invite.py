@@ -10,7 +10,7 @@ import httpx
 import psycopg
 import pytest
 
-from server.db.database import authenticator_password
+from server.core.conninfo import authenticator_password
 from tests import harness
 from tests.auth.conftest import NEW_API, admin_headers_of, auth_server, bearer, new_email, sign_up
 

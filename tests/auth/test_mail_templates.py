@@ -20,7 +20,8 @@ import pytest
 
 from server.auth import mail_templates
 from server.auth.gotemplate import Template, TemplateError
-from server.config import ConfigError, load_settings
+from server.core.config import ConfigError
+from server.provision.settings import load_settings
 from tests import harness
 from tests.auth.conftest import NEW_API, admin_headers_of, auth_api, auth_server, new_email
 

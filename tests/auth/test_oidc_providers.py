@@ -27,10 +27,10 @@ import pytest
 
 from server.auth import external, oidc, oidc_providers
 from server.auth.errors import AuthError
-from server.config import OAuthProvider, Settings, auth_providers
-from server.supabase_project import config_toml
-from server.supabase_project.config_toml import read_project_config
-from server.supabase_project.layout import SupabaseProject
+from server.core.config import OAuthProvider, Settings, auth_providers
+from server.provision.supabase_project import config_toml
+from server.provision.supabase_project.config_toml import read_project_config
+from server.provision.supabase_project.layout import SupabaseProject
 from tests import harness
 from tests.auth import oidc_provider
 from tests.auth.conftest import auth_api, auth_server, new_email

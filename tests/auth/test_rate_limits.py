@@ -139,7 +139,8 @@ def test_mails_are_counted_for_the_whole_server(small: httpx.Client) -> None:
 
 @pytest.mark.parametrize("value", ["abc", "1.5", ""])
 def test_bad_limit_settings_stop_the_server(value: str) -> None:
-    from server.config import ConfigError, load_settings
+    from server.core.config import ConfigError
+    from server.provision.settings import load_settings
 
     with pytest.raises(ConfigError):
         load_settings({"SUPALITE_AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS": value}, dotenv=None)

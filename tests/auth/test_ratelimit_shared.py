@@ -17,7 +17,7 @@ from psycopg import AsyncConnection
 
 from server.auth.errors import AuthError
 from server.auth.ratelimit import ACCOUNT_BUCKET, MAX_KEY_LENGTH, RateLimiter, limits_from
-from server.config import Settings
+from server.core.config import Settings
 from tests import harness
 from tests.auth.conftest import NEW_API, auth_api, auth_server, new_email
 from tests.security.test_outages import Database
@@ -263,7 +263,7 @@ def test_two_servers_on_one_database_share_the_count(database_url: str) -> None:
 
 @pytest.fixture(scope="module")
 def scratch_database() -> Iterator[Database]:
-    from server.db.project import migrate
+    from server.provision.project import migrate
 
     db = Database()
     migrate(harness.base_settings(db.url), db.url)

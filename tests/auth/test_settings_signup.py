@@ -91,7 +91,7 @@ def test_anonymous_sign_ins_are_off_unless_enabled(no_email: tuple[httpx.Client,
 
 
 def test_the_defaults_leave_anonymous_sign_ins_off(database_url: str) -> None:
-    from server.config import load_settings
+    from server.provision.settings import load_settings
 
     assert load_settings({}, dotenv=None).anonymous_users_enabled is False
 
@@ -102,7 +102,7 @@ REAL_SECRET = "a-real-secret-of-at-least-32-characters-for-signup"
 def test_confirmations_are_on_by_default_outside_a_dev_server() -> None:
     """Hosted Supabase's default: GOTRUE_MAILER_AUTOCONFIRM unset is false, except on a dev
     server (the demo secret, or --dev / SUPALITE_DEV) where it is true."""
-    from server.config import load_settings
+    from server.provision.settings import load_settings
 
     def autoconfirm(env: dict[str, str]) -> bool:
         return load_settings(env, dotenv=None).mailer_autoconfirm
@@ -115,7 +115,7 @@ def test_confirmations_are_on_by_default_outside_a_dev_server() -> None:
 
 
 def _real_secret_env() -> dict[str, str]:
-    from server.db.database import authenticator_password
+    from server.core.conninfo import authenticator_password
     from tests import harness
 
     # The authenticator role is the cluster's: keep the password the other servers use.

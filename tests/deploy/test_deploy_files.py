@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from server.db.embedded import free_port
+from server.provision.embedded import free_port
 from tests.deploy.compose import COMPOSE, COMPOSE_VARIABLE, compose, dotenv_values, service_environment
 from tests.deploy.nginx import NGINX, nginx_test, running_nginx, site_conf, write_conf
 from tests.harness import REPO, scratch_dir

@@ -1,7 +1,7 @@
 // The unmodified supabase-js auth client against a Supabase CLI project started by `supalite start`
-// (tests/supabase_project/auth_project: passkeys, WebAuthn, every MFA factor, an RS256 signing key,
+// (tests/provision/supabase_project/auth_project: passkeys, WebAuthn, every MFA factor, an RS256 signing key,
 // the OAuth server, [auth.rate_limit] at 100, a test phone number), everything set in config.toml.
-// Run by tests/supabase_project/test_auth_project.py.
+// Run by tests/provision/supabase_project/test_auth_project.py.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';

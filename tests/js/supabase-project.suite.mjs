@@ -1,6 +1,6 @@
 // The unmodified supabase-js against a Supabase project folder run by `supalite start`
-// (tests/supabase_project/sample): its migrations, seed, config.toml settings and bucket took
-// effect. Run by tests/supabase_project/test_sample_project.py with the URL and keys that
+// (tests/provision/supabase_project/sample): its migrations, seed, config.toml settings and bucket took
+// effect. Run by tests/provision/supabase_project/test_sample_project.py with the URL and keys that
 // `supalite status -o env` printed, and SAMPLE_DIR, the project's copy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -11,8 +11,8 @@ import psycopg
 import websockets
 from psycopg import sql
 
-from server.auth.jwt import keys_from_settings
-from server.config import Settings
+from server.core.config import Settings
+from server.core.jwt import keys_from_settings
 
 
 def published_table(database_url: str, name: str) -> None:

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from server.auth.jwt import keys_from_settings
+from server.core.jwt import keys_from_settings
 from tests import harness
 from tests.realtime.support import PhoenixClient, published_table, user_token
 

@@ -339,7 +339,8 @@ def test_concurrent_users_hold_across_processes(start: Start) -> None:
 
 
 def test_caps_are_settings_under_realtimes_names() -> None:
-    from server.config import SETTINGS, load_settings
+    from server.core.config import SETTINGS
+    from server.provision.settings import load_settings
 
     settings = load_settings({}, dotenv=None)
     names = {s.env: (name, s.default) for name, s in SETTINGS.items()}

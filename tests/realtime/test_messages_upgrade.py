@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import psycopg
 
-from server.db.migrate import apply_platform_schema
+from server.provision.migrate import apply_platform_schema
 
 PLAIN = """
 drop table realtime.messages;

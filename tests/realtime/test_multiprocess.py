@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from server.db.listener import LISTENER_NAME
+from server.core.listener import LISTENER_NAME
 from tests import harness
 from tests.realtime.support import PhoenixClient, published_table, user_token
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import psycopg
 
-from server.db.migrate import apply_platform_schema
+from server.provision.migrate import apply_platform_schema
 from tests.realtime.support import published_table
 
 CAPTURE = """

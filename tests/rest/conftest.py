@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from server.auth.jwt import keys_from_settings
+from server.core.jwt import keys_from_settings
 from tests import harness
 from tests.rest import fixture
 

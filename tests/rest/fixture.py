@@ -17,9 +17,9 @@ SQL_FILES = [HERE / "fixture.sql", *sorted(HERE.glob("fixture_*.sql"))]
 def create_database(owner_url: str, name: str) -> str:
     """A fresh database with the platform schema (roles, auth.uid()...) and the fixture."""
 
-    from server.config import load_settings
-    from server.db.database import api_conninfo, authenticator_password
-    from server.db.migrate import apply_platform_schema, ensure_authenticator_login
+    from server.core.conninfo import api_conninfo, authenticator_password
+    from server.provision.migrate import apply_platform_schema, ensure_authenticator_login
+    from server.provision.settings import load_settings
     from tests import harness
 
     url = harness.create_database(owner_url, name)

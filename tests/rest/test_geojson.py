@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import psycopg
 import pytest
 
-from server.db.embedded import EmbeddedPostgres
+from server.provision.embedded import EmbeddedPostgres
 from tests import harness
 from tests.rest.conftest import Api
 

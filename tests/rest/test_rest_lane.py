@@ -1,4 +1,4 @@
-"""/rest/v1 through the REST lane (server.rest_lane), over raw HTTP/1.1 on one connection:
+"""/rest/v1 through the REST lane (server.serve.rest_lane), over raw HTTP/1.1 on one connection:
 what uvicorn's own cycle did for these requests still holds (pipelining in order, with
 other services' requests between; keep-alive and HTTP/1.0; chunked bodies; Expect:
 100-continue; HEAD), and a header a database function sets cannot split the response."""

@@ -16,8 +16,8 @@ import psycopg
 import pytest
 
 from server.auth.http import MAX_BODY_BYTES
-from server.auth.jwt import MAX_TOKEN_BYTES
 from server.auth.metadata import MAX_METADATA_BYTES, MAX_METADATA_DEPTH
+from server.core.jwt import MAX_TOKEN_BYTES
 from tests import harness
 
 NEW_API = {"X-Supabase-Api-Version": "2024-01-01"}

@@ -15,7 +15,7 @@ import httpx
 import psycopg
 import pytest
 
-from server.db.database import authenticator_password
+from server.core.conninfo import authenticator_password
 from tests import harness
 
 SECRET = "a-real-secret-for-the-dev-tools-suite-0123456789"

@@ -17,8 +17,8 @@ import httpx
 import psutil
 import pytest
 
-from server.db.embedded import EmbeddedPostgres, free_port
-from server.db.project import migrate
+from server.provision.embedded import EmbeddedPostgres, free_port
+from server.provision.project import migrate
 from tests import harness
 
 SECRET = "outage-test-secret-" + "x" * 32

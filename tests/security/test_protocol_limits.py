@@ -10,8 +10,8 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from server.cli import WS_MAX_MESSAGE_BYTES
-from server.http_protocol import MAX_HEAD_BYTES
+from server.cli.serve import WS_MAX_MESSAGE_BYTES
+from server.serve.http_protocol import MAX_HEAD_BYTES
 from tests import harness
 
 

@@ -20,8 +20,8 @@ import httpx
 import psycopg
 import pytest
 
-from server.auth.jwt import keys_from_settings
-from server.db.database import authenticator_password
+from server.core.conninfo import authenticator_password
+from server.core.jwt import keys_from_settings
 from server.rest.api_request.bounds import MAX_JSON_PATH, MAX_NESTING
 from tests import harness
 from tests.app.personas import create_user, owner

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.db.embedded import free_port
+from server.provision.embedded import free_port
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import uuid
 import httpx
 import psycopg
 
-from server.auth.jwt import keys_from_settings
+from server.core.jwt import keys_from_settings
 from tests.harness import LiveServer
 
 

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from server.auth.jwt import keys_from_settings
+from server.core.jwt import keys_from_settings
 from server.storage.backends.s3 import make_client
 from tests import harness
 from tests.storage.support import create_bucket, run_sql, service_headers, user_token

@@ -25,8 +25,9 @@ from typing import Any
 import httpx
 import psycopg
 
-from server.config import Settings, load_settings
-from server.db.embedded import PG_SYSTEM_USER, EmbeddedPostgres, free_port
+from server.core.config import Settings
+from server.provision.embedded import PG_SYSTEM_USER, EmbeddedPostgres, free_port
+from server.provision.settings import load_settings
 from tests import harness
 from tests.deploy import compose, nginx
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
-from server.bounded_store import ENTRY_OVERHEAD, BoundedStore
+from server.core.bounded_store import ENTRY_OVERHEAD, BoundedStore
 from server.rest import errors
 from server.rest import parsec as P
 from server.rest.api_request.bounds import MAX_BIGINT, _Bound

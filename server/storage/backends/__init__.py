@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.config import Settings
+from server.core.config import Settings
 from server.storage.backends.base import (
     Backend,
     BackendMissing,

@@ -1,4 +1,4 @@
-"""Asymmetric signing keys from a JWK file (server/auth/jwt.py)."""
+"""Asymmetric signing keys from a JWK file (server/core/jwt.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
-from server.auth.jwt import JwtError, JwtKeys, api_key, load_jwk_file
+from server.core.jwt import JwtError, JwtKeys, api_key, load_jwk_file
 
 
 def write_jwks(tmp_path: Path, *jwks: dict) -> str:

@@ -6,7 +6,8 @@ import pytest
 
 from server.auth.errors import AuthError
 from server.auth.passwords import check_strength, strength_error
-from server.config import Settings, load_settings
+from server.core.config import Settings
+from server.provision.settings import load_settings
 
 SETS = ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import server.auth
 from server.auth.ratelimit import LIMITS, SIGN_IN_SIGN_UPS, limits_from
-from server.config import Settings
+from server.core.config import Settings
 
 
 def test_buckets_take_their_limits_from_the_settings() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from server.config import Settings
+from server.core.config import Settings
 from server.functions.catalog import find
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from server.config import ConfigError, load_settings
+from server.core.config import ConfigError
+from server.provision.settings import load_settings
 from server.storage.backends import FileBackend, make_backend
 
 

@@ -1,5 +1,0 @@
-"""Alembic environment: applied by `supalite migrate` (or `alembic upgrade head` with DATABASE_URL)."""
-
-from server.db.alembic_env import run
-
-run()
