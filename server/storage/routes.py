@@ -19,6 +19,7 @@ from server.core.context import AppContext
 from server.core.health import is_unavailable
 from server.storage import content_types, errors, inputs, media, signing, transforms
 from server.storage.backends import make_backend
+from server.storage.backends.base import Backend
 from server.storage.db import BucketOptions, NewBucket
 from server.storage.inputs import caller_of
 from server.storage.paths import validate_bucket_name
@@ -125,23 +126,18 @@ async def route_not_found(request: Request, exc: Exception) -> Response:
                           "statusCode": 404}, status=404)
 
 
-def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
-    """The /storage/v1 app. `reap=False` for one-off in-process use (the seed): the
-    serving processes' reapers take care of the queue."""
-    backend = make_backend(ctx.settings)
-    service = StorageService(ctx, backend)
-    ctx.on_startup.append(backend.start)
-    ctx.on_shutdown.append(backend.close)
-    resumable = TusEndpoint(ctx, service, backend)  # /upload/resumable (TUS)
-    if reap:  # the reaper also sweeps expired resumable uploads; the store hears lease releases
-        reaper = Reaper(ctx, backend, resumable.store)
-        ctx.on_startup += [reaper.start, resumable.store.start]
-        ctx.on_shutdown += [reaper.stop, resumable.store.stop]  # shutdown hooks run in reverse
+class StorageApi:
+    """The handlers of /storage/v1 (storage-api's routes), over one StorageService."""
+
+    def __init__(self, ctx: AppContext, service: StorageService, backend: Backend) -> None:
+        self.ctx = ctx
+        self.service = service
+        self.backend = backend
 
     # -- buckets -----------------------------------------------------------------------
 
-    async def list_buckets(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def list_buckets(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         q = request.query_params
         limit = inputs.integer(q.get("limit"), "limit", default=0, minimum=1, where="querystring") or None
         offset = inputs.integer(q.get("offset"), "offset", default=0, where="querystring")
@@ -149,126 +145,126 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
         column = inputs.choice(q, "sortColumn", ("id", "name", "created_at", "updated_at"), "querystring")
         order = inputs.choice(q, "sortOrder", ("asc", "desc"), "querystring")
         with_type = lists_bucket_type(request.headers.get("user-agent", ""))
-        return json_response(await service.list_buckets(caller, limit, offset, search, column or "name",
+        return json_response(await self.service.list_buckets(caller, limit, offset, search, column or "name",
                                                               order or "asc", with_type))
 
-    def bucket_options(body: dict[str, Any]) -> BucketOptions:
+    def bucket_options(self, body: dict[str, Any]) -> BucketOptions:
         options: BucketOptions = {}
         if "public" in body:
             options["public"] = inputs.boolean(body["public"], "public")
         if "file_size_limit" in body:
-            options["file_size_limit"] = size_limit(body["file_size_limit"], ctx.settings.file_size_limit)
+            options["file_size_limit"] = size_limit(body["file_size_limit"], self.ctx.settings.file_size_limit)
         if "allowed_mime_types" in body:
             options["allowed_mime_types"] = mime_list(body["allowed_mime_types"])
         return options
 
-    async def create_bucket(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def create_bucket(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         body = await inputs.json_body(request)
         name = validate_bucket_name(inputs.text(body, "name", max_length=100))
         bucket_id = validate_bucket_name(inputs.text(body, "id", required=False, default=name, max_length=100) or name)
         values: NewBucket = {"id": bucket_id, "name": name, "public": False, "file_size_limit": None,
                              "allowed_mime_types": None, "type": bucket_type(body.get("type")),
-                             **bucket_options(body)}
-        created = await service.create_bucket(caller, values)
+                             **self.bucket_options(body)}
+        created = await self.service.create_bucket(caller, values)
         return json_response({"name": created})
 
-    async def get_bucket(request: Request) -> Response:
-        row = await service.get_bucket(caller_of(request, ctx), request.path_params["bucket"])
+    async def get_bucket(self, request: Request) -> Response:
+        row = await self.service.get_bucket(caller_of(request, self.ctx), request.path_params["bucket"])
         return json_response(row)
 
-    async def update_bucket(request: Request) -> Response:
-        caller = caller_of(request, ctx)
-        changes = bucket_options(await inputs.json_body(request))
-        await service.update_bucket(caller, request.path_params["bucket"], changes)
+    async def update_bucket(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
+        changes = self.bucket_options(await inputs.json_body(request))
+        await self.service.update_bucket(caller, request.path_params["bucket"], changes)
         return message("Successfully updated")
 
-    async def delete_bucket(request: Request) -> Response:
-        await service.delete_bucket(caller_of(request, ctx), request.path_params["bucket"])
+    async def delete_bucket(self, request: Request) -> Response:
+        await self.service.delete_bucket(caller_of(request, self.ctx), request.path_params["bucket"])
         return message("Successfully deleted")
 
-    async def empty_bucket(request: Request) -> Response:
-        await service.empty_bucket(caller_of(request, ctx), request.path_params["bucket"])
+    async def empty_bucket(self, request: Request) -> Response:
+        await self.service.empty_bucket(caller_of(request, self.ctx), request.path_params["bucket"])
         return message("Empty bucket has been queued. Completion may take up to an hour.")
 
     # -- object writes -----------------------------------------------------------------
 
-    async def upload(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def upload(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         update = request.method == "PUT"
         upsert = not update and request.headers.get("x-upsert") == "true"
-        object_id, key = await service.upload(caller, request.path_params["bucket"], request.path_params["path"],
+        object_id, key = await self.service.upload(caller, request.path_params["bucket"], request.path_params["path"],
                                               lambda: read_upload(request), declared_file_size(request),
                                               upsert=upsert, update=update)
         return json_response({"Id": object_id, "Key": key})
 
-    async def upload_signed(request: Request) -> Response:
+    async def upload_signed(self, request: Request) -> Response:
         bucket, name = request.path_params["bucket"], request.path_params["path"]
-        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name, signing.UPLOAD)
+        claims = signing.verify(self.ctx.keys, request.query_params.get("token"), bucket, name, signing.UPLOAD)
         owner = claims.get("owner")
-        object_id, key = await service.upload(SUPERUSER, bucket, name, lambda: read_upload(request),
+        object_id, key = await self.service.upload(SUPERUSER, bucket, name, lambda: read_upload(request),
                                               declared_file_size(request), upsert=claims.get("upsert") is True,
                                               owner=owner if isinstance(owner, str) else None)
         return json_response({"Id": object_id, "Key": key})
 
-    async def sign_upload(request: Request) -> Response:
+    async def sign_upload(self, request: Request) -> Response:
         upsert = request.headers.get("x-upsert") == "true"
-        result = await service.sign_upload(caller_of(request, ctx), request.path_params["bucket"],
+        result = await self.service.sign_upload(caller_of(request, self.ctx), request.path_params["bucket"],
                                            request.path_params["path"], upsert)
         return json_response(result)
 
-    async def delete_object(request: Request) -> Response:
-        await service.delete(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
+    async def delete_object(self, request: Request) -> Response:
+        await self.service.delete(caller_of(request, self.ctx), request.path_params["bucket"], request.path_params["path"])
         return message("Successfully deleted")
 
-    async def delete_objects(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def delete_objects(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         prefixes = inputs.string_list(await inputs.json_body(request), "prefixes")
-        rows = await service.delete_many(caller, request.path_params["bucket"], prefixes)
+        rows = await self.service.delete_many(caller, request.path_params["bucket"], prefixes)
         return json_response(rows)
 
-    def source_and_destination(body: dict[str, Any]) -> tuple[str, str, str, str]:
+    def source_and_destination(self, body: dict[str, Any]) -> tuple[str, str, str, str]:
         bucket = inputs.text(body, "bucketId", max_length=100)
         destination = inputs.text(body, "destinationBucket", required=False, max_length=100) or bucket
         return bucket, inputs.text(body, "sourceKey"), destination, inputs.text(body, "destinationKey")
 
-    async def move_object(request: Request) -> Response:
-        caller = caller_of(request, ctx)
-        await service.move(caller, *source_and_destination(await inputs.json_body(request)))
+    async def move_object(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
+        await self.service.move(caller, *self.source_and_destination(await inputs.json_body(request)))
         return message("Successfully moved")
 
-    async def copy_object(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def copy_object(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         body = await inputs.json_body(request)
-        bucket, source, destination, dest_key = source_and_destination(body)
+        bucket, source, destination, dest_key = self.source_and_destination(body)
         metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else None
-        result = await service.copy(caller, bucket, source, destination, dest_key,
+        result = await self.service.copy(caller, bucket, source, destination, dest_key,
                                     upsert=request.headers.get("x-upsert") == "true",
                                     copy_metadata=body.get("copyMetadata", True) is not False, user_metadata=metadata)
         return json_response(result)
 
     # -- object reads ------------------------------------------------------------------
 
-    async def serve(request: Request, row: dict[str, Any], expires: str | None = None) -> Response:
-        return await media.object_response(backend, service.key_of(row), row, request.headers,
+    async def serve(self, request: Request, row: dict[str, Any], expires: str | None = None) -> Response:
+        return await media.object_response(self.backend, self.service.key_of(row), row, request.headers,
                                            head=request.method == "HEAD",
                                            download=request.query_params.get("download"), expires=expires)
 
-    async def get_object(request: Request) -> Response:
-        row = await service.find(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
-        return await serve(request, row)
+    async def get_object(self, request: Request) -> Response:
+        row = await self.service.find(caller_of(request, self.ctx), request.path_params["bucket"], request.path_params["path"])
+        return await self.serve(request, row)
 
-    async def get_public_object(request: Request) -> Response:
-        row = await service.find_public(request.path_params["bucket"], request.path_params["path"])
-        return await serve(request, row)
+    async def get_public_object(self, request: Request) -> Response:
+        row = await self.service.find_public(request.path_params["bucket"], request.path_params["path"])
+        return await self.serve(request, row)
 
-    async def get_signed_object(request: Request) -> Response:
+    async def get_signed_object(self, request: Request) -> Response:
         bucket, name = request.path_params["bucket"], request.path_params["path"]
-        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name, signing.DOWNLOAD)
-        row = await service.find(SUPERUSER, bucket, name)
-        return await serve(request, row, expires=media.expires_header(claims["exp"]))
+        claims = signing.verify(self.ctx.keys, request.query_params.get("token"), bucket, name, signing.DOWNLOAD)
+        row = await self.service.find(SUPERUSER, bucket, name)
+        return await self.serve(request, row, expires=media.expires_header(claims["exp"]))
 
-    def info_response(request: Request, row: dict[str, Any]) -> Response:
+    def info_response(self, request: Request, row: dict[str, Any]) -> Response:
         """storage-api's InfoRenderer: the object's fields (dates as JavaScript writes them)
         and its ETag / Last-Modified / Cache-Control headers."""
         metadata = row.get("metadata") or {}
@@ -289,63 +285,63 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
             response.headers["X-Transformations"] = ",".join(segments)
         return response
 
-    async def info(request: Request) -> Response:
-        row = await service.find(caller_of(request, ctx), request.path_params["bucket"], request.path_params["path"])
-        return info_response(request, row)
+    async def info(self, request: Request) -> Response:
+        row = await self.service.find(caller_of(request, self.ctx), request.path_params["bucket"], request.path_params["path"])
+        return self.info_response(request, row)
 
-    async def info_public(request: Request) -> Response:
-        row = await service.find_public(request.path_params["bucket"], request.path_params["path"])
-        return info_response(request, row)
+    async def info_public(self, request: Request) -> Response:
+        row = await self.service.find_public(request.path_params["bucket"], request.path_params["path"])
+        return self.info_response(request, row)
 
-    async def list_objects(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def list_objects(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         body = await inputs.json_body(request)
         column, order = inputs.sort_by(body)
-        result = await service.list_objects(
+        result = await self.service.list_objects(
             caller, request.path_params["bucket"], inputs.text(body, "prefix", required=False),
             inputs.integer(body.get("limit"), "limit", default=100, minimum=1, maximum=inputs.MAX_LIST_LIMIT),
             inputs.integer(body.get("offset"), "offset", default=0),
             inputs.text(body, "search", required=False), column, order)
         return json_response(result)
 
-    async def list_objects_v2(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def list_objects_v2(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         body = await inputs.json_body(request)
         column, order = inputs.sort_by_v2(body)
         limit = inputs.integer(body.get("limit"), "limit", default=1000, minimum=1)
-        result = await service.list_objects_v2(
+        result = await self.service.list_objects_v2(
             caller, request.path_params["bucket"], inputs.text(body, "prefix", required=False),
             inputs.boolean(body.get("with_delimiter"), "with_delimiter"),
             inputs.text(body, "cursor", required=False, max_length=4 * inputs.MAX_TEXT) or None,
             limit, column, order)
         return json_response(result)
 
-    async def sign_object(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def sign_object(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         body = await inputs.json_body(request)
         expires_in = signing.expires_in(body.get("expiresIn"))
         transform = body.get("transform")
         if transform is not None and not isinstance(transform, dict):
             raise errors.invalid_request("body/transform must be object")
         parsed = transforms.parse(transform, "body/transform") if transform else None
-        url = await service.sign_download(caller, request.path_params["bucket"], request.path_params["path"],
+        url = await self.service.sign_download(caller, request.path_params["bucket"], request.path_params["path"],
                                           expires_in, parsed)
         return json_response({"signedURL": url})
 
-    async def sign_objects(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def sign_objects(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         body = await inputs.json_body(request)
         expires_in = signing.expires_in(body.get("expiresIn"))
         paths = inputs.string_list(body, "paths")
-        result = await service.sign_many(caller, request.path_params["bucket"], paths, expires_in)
+        result = await self.service.sign_many(caller, request.path_params["bucket"], paths, expires_in)
         return json_response(result)
 
     # -- image transforms --------------------------------------------------------------
 
-    async def rendered(request: Request, row: dict[str, Any], transform: transforms.Transform) -> Response:
+    async def rendered(self, request: Request, row: dict[str, Any], transform: transforms.Transform) -> Response:
         """The image in its output format, with storage-api's headers: the source's ETag and
         Cache-Control, imgproxy's options as X-Transformations."""
-        data, mime = await service.render_image(row, transform, "image/webp" in request.headers.get("accept", ""))
+        data, mime = await self.service.render_image(row, transform, "image/webp" in request.headers.get("accept", ""))
         metadata = row.get("metadata") or {}
         headers = {"Accept-Ranges": "bytes", "ETag": metadata.get("eTag") or "",
                    "Cache-Control": metadata.get("cacheControl") or "no-cache",
@@ -356,57 +352,72 @@ def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
             headers["X-Transformations"] = ",".join(segments)
         return Response(data, headers=headers)
 
-    async def render_authenticated(request: Request) -> Response:
-        caller = caller_of(request, ctx)
+    async def render_authenticated(self, request: Request) -> Response:
+        caller = caller_of(request, self.ctx)
         transform = transforms.parse(request.query_params)
-        row = await service.find(caller, request.path_params["bucket"], request.path_params["path"])
-        return await rendered(request, row, transform)
+        row = await self.service.find(caller, request.path_params["bucket"], request.path_params["path"])
+        return await self.rendered(request, row, transform)
 
-    async def render_public(request: Request) -> Response:
+    async def render_public(self, request: Request) -> Response:
         transform = transforms.parse(request.query_params)
-        row = await service.find_public(request.path_params["bucket"], request.path_params["path"])
-        return await rendered(request, row, transform)
+        row = await self.service.find_public(request.path_params["bucket"], request.path_params["path"])
+        return await self.rendered(request, row, transform)
 
-    async def render_signed(request: Request) -> Response:
+    async def render_signed(self, request: Request) -> Response:
         bucket, name = request.path_params["bucket"], request.path_params["path"]
-        claims = signing.verify(ctx.keys, request.query_params.get("token"), bucket, name, signing.DOWNLOAD)
+        claims = signing.verify(self.ctx.keys, request.query_params.get("token"), bucket, name, signing.DOWNLOAD)
         transform = transforms.from_token(str(claims.get("transformations") or ""))
-        row = await service.find(SUPERUSER, bucket, name)
-        return await rendered(request, row, transform)
+        row = await self.service.find(SUPERUSER, bucket, name)
+        return await self.rendered(request, row, transform)
 
-    async def status(request: Request) -> Response:
+    async def status(self, request: Request) -> Response:
         return Response(status_code=200)
+
+
+def build(ctx: AppContext, *, reap: bool = True) -> Starlette:
+    """The /storage/v1 app. `reap=False` for one-off in-process use (the seed): the
+    serving processes' reapers take care of the queue."""
+    backend = make_backend(ctx.settings)
+    service = StorageService(ctx, backend)
+    ctx.on_startup.append(backend.start)
+    ctx.on_shutdown.append(backend.close)
+    resumable = TusEndpoint(ctx, service, backend)  # /upload/resumable (TUS)
+    if reap:  # the reaper also sweeps expired resumable uploads; the store hears lease releases
+        reaper = Reaper(ctx, backend, resumable.store)
+        ctx.on_startup += [reaper.start, resumable.store.start]
+        ctx.on_shutdown += [reaper.stop, resumable.store.stop]  # shutdown hooks run in reverse
+    api = StorageApi(ctx, service, backend)
 
     obj = "/object/{bucket}/{path:path}"
     routes = [
-        Route("/status", status),
+        Route("/status", api.status),
         *resumable.routes(),
-        Route("/bucket", guarded(list_buckets), methods=["GET"]),
-        Route("/bucket", guarded(create_bucket), methods=["POST"]),
-        Route("/bucket/{bucket}", guarded(get_bucket), methods=["GET"]),
-        Route("/bucket/{bucket}", guarded(update_bucket), methods=["PUT"]),
-        Route("/bucket/{bucket}", guarded(delete_bucket), methods=["DELETE"]),
-        Route("/bucket/{bucket}/empty", guarded(empty_bucket), methods=["POST"]),
-        Route("/object/list/{bucket}", guarded(list_objects), methods=["POST"]),
-        Route("/object/list-v2/{bucket}", guarded(list_objects_v2), methods=["POST"]),
-        Route("/object/move", guarded(move_object), methods=["POST"]),
-        Route("/object/copy", guarded(copy_object), methods=["POST"]),
-        Route("/object/sign/{bucket}", guarded(sign_objects), methods=["POST"]),
-        Route("/object/sign/{bucket}/{path:path}", guarded(sign_object), methods=["POST"]),
-        Route("/object/sign/{bucket}/{path:path}", guarded(get_signed_object), methods=["GET", "HEAD"]),
-        Route("/object/upload/sign/{bucket}/{path:path}", guarded(sign_upload), methods=["POST"]),
-        Route("/object/upload/sign/{bucket}/{path:path}", guarded(upload_signed), methods=["PUT"]),
-        Route("/object/info/public/{bucket}/{path:path}", guarded(info_public), methods=["GET"]),
-        Route("/object/info/authenticated/{bucket}/{path:path}", guarded(info), methods=["GET"]),
-        Route("/object/info/{bucket}/{path:path}", guarded(info), methods=["GET"]),
-        Route("/object/public/{bucket}/{path:path}", guarded(get_public_object), methods=["GET", "HEAD"]),
-        Route("/object/authenticated/{bucket}/{path:path}", guarded(get_object), methods=["GET", "HEAD"]),
-        Route("/object/{bucket}", guarded(delete_objects), methods=["DELETE"]),
-        Route(obj, guarded(get_object), methods=["GET", "HEAD"]),
-        Route(obj, guarded(upload), methods=["POST", "PUT"]),
-        Route(obj, guarded(delete_object), methods=["DELETE"]),
-        Route("/render/image/authenticated/{bucket}/{path:path}", guarded(render_authenticated), methods=["GET"]),
-        Route("/render/image/public/{bucket}/{path:path}", guarded(render_public), methods=["GET"]),
-        Route("/render/image/sign/{bucket}/{path:path}", guarded(render_signed), methods=["GET"]),
+        Route("/bucket", guarded(api.list_buckets), methods=["GET"]),
+        Route("/bucket", guarded(api.create_bucket), methods=["POST"]),
+        Route("/bucket/{bucket}", guarded(api.get_bucket), methods=["GET"]),
+        Route("/bucket/{bucket}", guarded(api.update_bucket), methods=["PUT"]),
+        Route("/bucket/{bucket}", guarded(api.delete_bucket), methods=["DELETE"]),
+        Route("/bucket/{bucket}/empty", guarded(api.empty_bucket), methods=["POST"]),
+        Route("/object/list/{bucket}", guarded(api.list_objects), methods=["POST"]),
+        Route("/object/list-v2/{bucket}", guarded(api.list_objects_v2), methods=["POST"]),
+        Route("/object/move", guarded(api.move_object), methods=["POST"]),
+        Route("/object/copy", guarded(api.copy_object), methods=["POST"]),
+        Route("/object/sign/{bucket}", guarded(api.sign_objects), methods=["POST"]),
+        Route("/object/sign/{bucket}/{path:path}", guarded(api.sign_object), methods=["POST"]),
+        Route("/object/sign/{bucket}/{path:path}", guarded(api.get_signed_object), methods=["GET", "HEAD"]),
+        Route("/object/upload/sign/{bucket}/{path:path}", guarded(api.sign_upload), methods=["POST"]),
+        Route("/object/upload/sign/{bucket}/{path:path}", guarded(api.upload_signed), methods=["PUT"]),
+        Route("/object/info/public/{bucket}/{path:path}", guarded(api.info_public), methods=["GET"]),
+        Route("/object/info/authenticated/{bucket}/{path:path}", guarded(api.info), methods=["GET"]),
+        Route("/object/info/{bucket}/{path:path}", guarded(api.info), methods=["GET"]),
+        Route("/object/public/{bucket}/{path:path}", guarded(api.get_public_object), methods=["GET", "HEAD"]),
+        Route("/object/authenticated/{bucket}/{path:path}", guarded(api.get_object), methods=["GET", "HEAD"]),
+        Route("/object/{bucket}", guarded(api.delete_objects), methods=["DELETE"]),
+        Route(obj, guarded(api.get_object), methods=["GET", "HEAD"]),
+        Route(obj, guarded(api.upload), methods=["POST", "PUT"]),
+        Route(obj, guarded(api.delete_object), methods=["DELETE"]),
+        Route("/render/image/authenticated/{bucket}/{path:path}", guarded(api.render_authenticated), methods=["GET"]),
+        Route("/render/image/public/{bucket}/{path:path}", guarded(api.render_public), methods=["GET"]),
+        Route("/render/image/sign/{bucket}/{path:path}", guarded(api.render_signed), methods=["GET"]),
     ]
     return Starlette(routes=routes, exception_handlers={404: route_not_found, 405: route_not_found})
