@@ -15,25 +15,24 @@ from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import mail, metadata, passwords
-from server.auth.authn import require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, go_quote, not_found, unprocessable
 from server.auth.http import Body, json_response, path_uuid, read_body
-from server.auth.service import AuthService, validate_email
-from server.auth.user import merge_metadata
-from server.auth.user_store import (
+from server.auth.models import one_time_tokens
+from server.auth.models.users import (
     AUDIENCE,
     DUPLICATE_EMAIL,
     USER_SELECT,
     UserRow,
     confirm_email,
     create_user,
-    save_one_time_token,
     user_by_email,
     user_by_id,
     user_json,
     written_user,
 )
+from server.auth.service import AuthService, validate_email
+from server.auth.user import merge_metadata
 from server.context import AppContext
 
 USER_NOT_FOUND = "User not found"
@@ -173,7 +172,6 @@ def pagination_headers(ctx: AppContext, path: str, page: int, per_page: int, tot
 
 
 async def list_users(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     page, per_page = paginate(request)
     pattern = "%" + (request.query_params.get("filter") or "") + "%"
 
@@ -195,7 +193,6 @@ async def list_users(svc: AuthService, request: Request) -> Response:
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     user_id = path_uuid(request, "user_id")
     user = await in_transaction(svc.ctx, lambda conn: user_by_id(conn, user_id))
     if user is None:
@@ -209,7 +206,6 @@ def _check_metadata(body: Body) -> None:
 
 
 async def create(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     body = await read_body(request)
     _check_metadata(body)
     email, password = body.text("email"), body.opt_text("password")
@@ -249,7 +245,6 @@ async def _apply_admin_fields(conn: AsyncConnection, user_id: uuid.UUID, body: B
 
 
 async def update(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     user_id = path_uuid(request, "user_id")
     body = await read_body(request)
     _check_metadata(body)
@@ -290,7 +285,6 @@ async def update(svc: AuthService, request: Request) -> Response:
 
 
 async def delete(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     user_id = path_uuid(request, "user_id")
     body = await read_body(request, allow_empty=True)
     soft = body.flag("should_soft_delete")
@@ -318,7 +312,6 @@ LINK_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change_current
 async def generate_link(svc: AuthService, request: Request) -> Response:
     """A verification link and code without sending a mail (for custom mailers)."""
     ctx = svc.ctx
-    require_admin(ctx, request)
     body = await read_body(request)
     kind = body.text("type")
     email = validate_email(body.text("email"))
@@ -367,7 +360,7 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
             column, sent, token_type, verify_type = "recovery_token", "recovery_sent_at", "recovery_token", kind
         await conn.execute(sql.SQL("update auth.users set {} = %s, {} = now() where id = %s").format(
             sql.Identifier(column), sql.Identifier(sent)), [hashed, user["id"]])
-        await save_one_time_token(conn, user["id"], token_type, hashed, target)
+        await one_time_tokens.save(conn, user["id"], token_type, hashed, target)
         user = await written_user(conn, user["id"])
         return {**user_json(user), "action_link": mail.verify_link(ctx, hashed, verify_type, redirect_to),
                 "email_otp": otp, "hashed_token": hashed, "verification_type": verify_type,

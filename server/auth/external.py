@@ -27,13 +27,14 @@ from starlette.responses import RedirectResponse, Response
 
 from server.auth import error_codes as codes
 from server.auth import identities, mail, oidc, oidc_providers, pkce
-from server.auth.authn import bearer_claims, load_caller, require_admin
+from server.auth.authn import bearer_caller, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, go_quote, internal, not_found, unprocessable
 from server.auth.http import json_response, path_uuid, read_body, read_bounded
-from server.auth.service import AuthService, Handler, RouteSpec
+from server.auth.models.users import AUDIENCE, UserRow
+from server.auth.service import AuthService, Handler
 from server.auth.session_tokens import issue_session
-from server.auth.user_store import AUDIENCE, UserRow
+from server.caller import Caller
 from server.config import OAuthProvider, Settings
 from server.context import AppContext
 
@@ -395,11 +396,11 @@ async def id_token_grant(svc: AuthService, request: Request) -> Response:
         raise _oauth_error("id_token required")
     if not name and (not client_id or not issuer):
         raise _oauth_error("provider or client_id and issuer required")
-    claims_of_caller = None
+    linking: Caller | None = None
     if link:
         if not request.headers.get("authorization"):
             raise _oauth_error("Linking requires a valid user access token in Authorization")
-        claims_of_caller = bearer_claims(ctx, request)
+        linking = bearer_caller(ctx, request)  # GoTrue checks this token in the handler too
     chosen = id_token_provider(ctx.settings, name, issuer, client_id, id_token)
     provider_name, config = chosen.name, chosen.config
     try:
@@ -426,9 +427,9 @@ async def id_token_grant(svc: AuthService, request: Request) -> Response:
             raise _oauth_error("Nonces mismatch", "invalid nonce")
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        if claims_of_caller is not None:
-            caller = await load_caller(ctx, conn, claims_of_caller, lock=True)
-            user = await identities.link(svc, conn, request, caller.user["id"], data, provider_name)
+        if linking is not None:
+            signed = await signed_in(conn, linking, lock=True)
+            user = await identities.link(svc, conn, request, signed.user["id"], data, provider_name)
         else:
             user = await identities.sign_in(svc, conn, request, data, provider_name)
         return await issue_session(ctx, conn, request, user, "oauth")
@@ -448,32 +449,30 @@ def _require_manual_linking(ctx: AppContext) -> None:
         raise not_found(codes.MANUAL_LINKING_DISABLED, "Manual linking is disabled")
 
 
-async def link_identity(svc: AuthService, request: Request) -> Response:
+async def link_identity(svc: AuthService, request: Request, caller: Caller) -> Response:
     """GET /user/identities/authorize: the provider's URL for linking to the signed-in user."""
     ctx = svc.ctx
-    claims = bearer_claims(ctx, request)
     _require_manual_linking(ctx)
-    caller = await in_transaction(ctx, lambda conn: load_caller(ctx, conn, claims))
-    url = await authorization_url(svc, request, caller.user)
+    signed = await in_transaction(ctx, lambda conn: signed_in(conn, caller))
+    url = await authorization_url(svc, request, signed.user)
     if request.query_params.get("skip_http_redirect") == "true":
         return json_response(request, {"url": url})
     return RedirectResponse(url, status_code=302)
 
 
-async def unlink_identity(svc: AuthService, request: Request) -> Response:
+async def unlink_identity(svc: AuthService, request: Request, caller: Caller) -> Response:
     """DELETE /user/identities/{identity_id}."""
     ctx = svc.ctx
-    claims = bearer_claims(ctx, request)
     _require_manual_linking(ctx)
     identity_id = path_uuid(request, "identity_id")
-    audience = claims.get("aud")
+    audience = caller.claims.get("aud")
     first = audience[0] if isinstance(audience, list) and audience else audience
     if first != AUDIENCE:
         raise AuthError(403, codes.UNEXPECTED_AUDIENCE, "Token audience doesn't match request audience")
 
     async def work(conn: AsyncConnection) -> None:
-        caller = await load_caller(ctx, conn, claims, lock=True)
-        await identities.unlink(svc, conn, caller.user, identity_id)
+        signed = await signed_in(conn, caller, lock=True)
+        await identities.unlink(svc, conn, signed.user, identity_id)
 
     await in_transaction(ctx, work, "Database error deleting identity")
     return json_response(request, {})
@@ -486,21 +485,8 @@ async def saml_disabled(svc: AuthService, request: Request) -> Response:
 
 
 async def admin_saml_disabled(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     raise not_found(codes.SAML_PROVIDER_DISABLED, "SAML 2.0 is disabled")
 
 
 # The POST /token grant types this module answers (token.py dispatches to them).
 GRANTS: dict[str, Handler] = {"pkce": pkce.pkce_grant, "id_token": id_token_grant, "web3": web3_grant}
-
-ROUTES: list[RouteSpec] = [
-    ("/authorize", authorize, ["GET"]),
-    ("/callback", callback, ["GET", "POST"]),
-    ("/user/identities/authorize", link_identity, ["GET"]),
-    ("/user/identities/{identity_id}", unlink_identity, ["DELETE"]),
-    ("/sso", saml_disabled, ["POST"]),
-    ("/sso/saml/metadata", saml_disabled, ["GET"]),
-    ("/sso/saml/acs", saml_disabled, ["POST"]),
-    ("/admin/sso/providers", admin_saml_disabled, ["GET", "POST"]),
-    ("/admin/sso/providers/{idp_id}", admin_saml_disabled, ["GET", "PUT", "DELETE"]),
-]

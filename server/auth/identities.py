@@ -21,9 +21,9 @@ from starlette.requests import Request
 from server.auth import error_codes as codes
 from server.auth import gates, mail
 from server.auth.errors import bad_request, forbidden, internal, unprocessable
+from server.auth.models.users import AUDIENCE, DUPLICATE_EMAIL, UserRow, confirm_email, create_user, written_user
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
-from server.auth.user_store import AUDIENCE, DUPLICATE_EMAIL, UserRow, confirm_email, create_user, written_user
 
 # GoTrue's provider.Claims, in its field order: the claim, and its Go type. structs.Map keeps a
 # field when it is not the zero value, except email_verified and phone_verified (always there).

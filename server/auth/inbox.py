@@ -24,8 +24,8 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from server.auth.mail import inbox_enabled
+from server.auth.models.users import timestamp
 from server.auth.phone import format_phone
-from server.auth.user_store import timestamp
 from server.context import AppContext
 
 MAX_LIMIT = 500

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth.authn import bearer_claims, load_caller, require_admin
+from server.auth.authn import signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, not_found, unprocessable
 from server.auth.http import Body, json_response, path_uuid, read_body
@@ -49,12 +49,13 @@ from server.auth.mfa_json import factor_json
 from server.auth.mfa_phone import PhoneKind
 from server.auth.mfa_totp import TotpKind
 from server.auth.mfa_webauthn import WebAuthnKind
+from server.auth.models.users import user_by_id, written_user
 from server.auth.phone import validate_phone
-from server.auth.service import AuthService, RouteSpec
+from server.auth.service import AuthService
 from server.auth.session_tokens import session_aal, session_amr, swap_refresh_token, token_response
-from server.auth.user_store import user_by_id, written_user
+from server.caller import Caller
 
-__all__ = ["KINDS", "ROUTES", "FactorKind"]
+__all__ = ["KINDS", "FactorKind"]
 
 KINDS: dict[str, FactorKind] = {
     TotpKind.name: TotpKind(),
@@ -84,15 +85,15 @@ async def _body_later(request: Request) -> BodyGetter:
     return lambda: body
 
 
-async def _call(svc: AuthService, request: Request, conn: AsyncConnection, claims: Any) -> MfaCall:
-    """GoTrue's requireAuthentication and requireNotAnonymous, with the session's aal."""
-    caller = await load_caller(svc.ctx, conn, claims)
-    if caller.user["is_banned"]:
+async def _call(svc: AuthService, request: Request, conn: AsyncConnection, caller: Caller) -> MfaCall:
+    """GoTrue's requireAuthentication (its user part) and requireNotAnonymous, with the session's aal."""
+    signed = await signed_in(conn, caller)
+    if signed.user["is_banned"]:
         raise forbidden(codes.USER_BANNED, "User is banned")
-    if claims.get("is_anonymous") is True:
+    if caller.claims.get("is_anonymous") is True:
         raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
-    aal = "aal1" if caller.session_id is None else await session_aal(conn, caller.session_id)
-    return MfaCall(svc, request, conn, caller.user, caller.session_id, aal)
+    aal = "aal1" if signed.session_id is None else await session_aal(conn, signed.session_id)
+    return MfaCall(svc, request, conn, signed.user, signed.session_id, aal)
 
 
 def _kind(factor_type: str) -> FactorKind:
@@ -102,13 +103,12 @@ def _kind(factor_type: str) -> FactorKind:
     return kind
 
 
-async def _with_factor(svc: AuthService, request: Request,
+async def _with_factor(svc: AuthService, request: Request, caller: Caller,
                        work: Callable[[MfaCall, FactorRow], Awaitable[T]], *, rate_bucket: str | None = None) -> T:
     """Run `work` on the caller's factor named by the path, in one transaction."""
-    claims = bearer_claims(svc.ctx, request)
 
     async def run(conn: AsyncConnection) -> T:
-        call = await _call(svc, request, conn, claims)
+        call = await _call(svc, request, conn, caller)
         factor_id = path_uuid(request, "factor_id")
         factor = await owned_factor(conn, call.user["id"], factor_id)
         if rate_bucket is not None:
@@ -127,12 +127,11 @@ def _sessionless(message: str) -> AuthError:
     return forbidden(codes.SESSION_NOT_FOUND, message)
 
 
-async def enroll(svc: AuthService, request: Request) -> Response:
-    claims = bearer_claims(svc.ctx, request)
+async def enroll(svc: AuthService, request: Request, caller: Caller) -> Response:
     body = await _body_later(request)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        call = await _call(svc, request, conn, claims)
+        call = await _call(svc, request, conn, caller)
         if call.session_id is None:
             raise _sessionless("A valid session and a registered user are required to enroll a factor")
         params = body()
@@ -144,7 +143,7 @@ async def enroll(svc: AuthService, request: Request) -> Response:
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def challenge(svc: AuthService, request: Request) -> Response:
+async def challenge(svc: AuthService, request: Request, caller: Caller) -> Response:
     body = await _body_later(request)
 
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
@@ -153,10 +152,10 @@ async def challenge(svc: AuthService, request: Request) -> Response:
             raise verify_disabled(kind, f"mfa_{kind.name}_verify_not_enabled")
         return await kind.challenge(call, factor, body)
 
-    return json_response(request, await _with_factor(svc, request, work, rate_bucket="mfa_challenge"))
+    return json_response(request, await _with_factor(svc, request, caller, work, rate_bucket="mfa_challenge"))
 
 
-async def verify(svc: AuthService, request: Request) -> Response:
+async def verify(svc: AuthService, request: Request, caller: Caller) -> Response:
     body = await _body_later(request)
 
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
@@ -170,7 +169,7 @@ async def verify(svc: AuthService, request: Request) -> Response:
         await kind.verify(call, factor, challenge_id, params)
         return await _verified(call, factor, kind)
 
-    return json_response(request, await _with_factor(svc, request, work, rate_bucket="mfa_verify"))
+    return json_response(request, await _with_factor(svc, request, caller, work, rate_bucket="mfa_verify"))
 
 
 async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[str, Any]:
@@ -204,7 +203,7 @@ async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[
     return response
 
 
-async def unenroll(svc: AuthService, request: Request) -> Response:
+async def unenroll(svc: AuthService, request: Request, caller: Caller) -> Response:
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
         if call.session_id is None:
             raise _sessionless("A valid session and factor are required to unenroll a factor")
@@ -213,7 +212,7 @@ async def unenroll(svc: AuthService, request: Request) -> Response:
         await _delete_factor(call.conn, factor)
         return {"id": str(factor["id"])}
 
-    return json_response(request, await _with_factor(svc, request, work))
+    return json_response(request, await _with_factor(svc, request, caller, work))
 
 
 async def _delete_factor(conn: AsyncConnection, factor: FactorRow) -> None:
@@ -247,7 +246,6 @@ async def _admin_factor(conn: AsyncConnection, request: Request) -> FactorRow:
 
 
 async def admin_list(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
         return [factor_json(f) for f in await user_factors(conn, await _admin_user_id(conn, request))]
@@ -256,7 +254,6 @@ async def admin_list(svc: AuthService, request: Request) -> Response:
 
 
 async def admin_update(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     body = await _body_later(request)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
@@ -285,7 +282,6 @@ async def admin_update(svc: AuthService, request: Request) -> Response:
 
 
 async def admin_delete(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         factor = await _admin_factor(conn, request)
@@ -293,14 +289,3 @@ async def admin_delete(svc: AuthService, request: Request) -> Response:
         return factor_json(factor)
 
     return json_response(request, await in_transaction(svc.ctx, work, "Database error deleting factor"))
-
-
-ROUTES: list[RouteSpec] = [
-    ("/factors", enroll, ["POST"]),
-    ("/factors/{factor_id}/challenge", challenge, ["POST"]),
-    ("/factors/{factor_id}/verify", verify, ["POST"]),
-    ("/factors/{factor_id}", unenroll, ["DELETE"]),
-    ("/admin/users/{user_id}/factors", admin_list, ["GET"]),
-    ("/admin/users/{user_id}/factors/{factor_id}", admin_update, ["PUT"]),
-    ("/admin/users/{user_id}/factors/{factor_id}", admin_delete, ["DELETE"]),
-]

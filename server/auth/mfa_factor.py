@@ -24,9 +24,9 @@ from starlette.requests import Request
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, forbidden, go_quote, not_found, unprocessable
 from server.auth.http import Body, client_inet
+from server.auth.models.users import UserRow
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
-from server.auth.user_store import UserRow
 from server.auth.wrong_codes import MAX_WRONG_CODES
 from server.config import Settings
 

@@ -43,7 +43,7 @@ from server.auth.mfa_factor import (
     user_factors,
     wrong_answer,
 )
-from server.auth.user_store import timestamp
+from server.auth.models.users import timestamp
 from server.config import Settings
 
 CREATE = "create"

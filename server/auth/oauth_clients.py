@@ -35,12 +35,11 @@ from starlette.responses import Response
 from server.auth import error_codes as codes
 from server.auth import gourl
 from server.auth.admin import paginate, pagination_headers
-from server.auth.authn import require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, not_found
 from server.auth.http import json_response, read_bounded
-from server.auth.service import AuthService, RouteSpec
-from server.auth.user_store import timestamp
+from server.auth.models.users import timestamp
+from server.auth.service import AuthService
 
 MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME_BYTES = 1024
@@ -216,13 +215,8 @@ def _require_enabled(svc: AuthService) -> None:
         raise not_found(codes.FEATURE_DISABLED, "OAuth server is disabled")
 
 
-def _guard(svc: AuthService, request: Request) -> None:
-    require_admin(svc.ctx, request)
-    _require_enabled(svc)
-
-
 def _client_id(svc: AuthService, request: Request) -> uuid.UUID:
-    _guard(svc, request)
+    _require_enabled(svc)  # after the route's admin check, as GoTrue
     try:
         return uuid.UUID(request.path_params["client_id"])
     except ValueError:
@@ -276,7 +270,7 @@ async def _register(svc: AuthService, request: Request, registration_type: str) 
 
 
 async def create_client(svc: AuthService, request: Request) -> Response:
-    _guard(svc, request)
+    _require_enabled(svc)
     return await _register(svc, request, "manual")
 
 
@@ -291,7 +285,7 @@ async def register_client(svc: AuthService, request: Request) -> Response:
 
 
 async def list_clients(svc: AuthService, request: Request) -> Response:
-    _guard(svc, request)
+    _require_enabled(svc)
     paged = bool(request.query_params.get("page") or request.query_params.get("per_page"))
     page, per_page = paginate(request) if paged else (1, 0)
 
@@ -416,14 +410,3 @@ def secret_matches(provided: str, stored_hash: str | None) -> bool:
     except ValueError:
         return False
     return secrets.compare_digest(hashlib.sha256(provided.encode()).digest(), stored)
-
-
-ROUTES: list[RouteSpec] = [
-    ("/admin/oauth/clients", list_clients, ["GET"]),
-    ("/admin/oauth/clients", create_client, ["POST"]),
-    ("/admin/oauth/clients/{client_id}", get_client, ["GET"]),
-    ("/admin/oauth/clients/{client_id}", update_client, ["PUT"]),
-    ("/admin/oauth/clients/{client_id}", delete_client, ["DELETE"]),
-    ("/admin/oauth/clients/{client_id}/regenerate_secret", regenerate_secret, ["POST"]),
-    ("/oauth/clients/register", register_client, ["POST"]),
-]

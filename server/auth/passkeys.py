@@ -25,13 +25,14 @@ from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import webauthn
-from server.auth.authn import Caller, bearer_claims, load_caller, require_admin
+from server.auth.authn import SignedIn, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, not_found, unprocessable
 from server.auth.http import Body, json_response, read_body
-from server.auth.service import AuthService, RouteSpec
+from server.auth.models.users import UserRow, timestamp, user_by_id
+from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen, issue_session
-from server.auth.user_store import UserRow, timestamp, user_by_id
+from server.caller import Caller
 
 REGISTRATION = "registration"
 AUTHENTICATION = "authentication"
@@ -60,27 +61,27 @@ _AAGUID_NAMES = {
 
 # -- gates -----------------------------------------------------------------------------------
 
-def _require_enabled(svc: AuthService) -> None:
+def require_enabled(svc: AuthService) -> None:
     if not svc.ctx.settings.passkey_enabled:
         raise not_found(codes.PASSKEY_DISABLED, "Passkeys are disabled")
 
 
-def _require_not_anonymous(caller: Caller) -> None:
-    if caller.user["is_anonymous"]:
+def _require_not_anonymous(signed: SignedIn) -> None:
+    if signed.user["is_anonymous"]:
         raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
 
 
-def _require_not_sso(caller: Caller) -> None:
-    if caller.user["is_sso_user"]:
+def _require_not_sso(signed: SignedIn) -> None:
+    if signed.user["is_sso_user"]:
         raise unprocessable(codes.VALIDATION_FAILED, "SSO users cannot register passkeys")
 
 
-async def _require_management_aal(conn: AsyncConnection, caller: Caller) -> None:
+async def _require_management_aal(conn: AsyncConnection, signed: SignedIn) -> None:
     """GoTrue's requirePasskeyManagementAAL: with a verified MFA factor, adding or removing a
     passkey needs an aal2 session (a user without one can never reach aal2)."""
     cur = await conn.execute(
         "select exists(select 1 from auth.mfa_factors where user_id = %s and status = 'verified'),"
-        " (select aal::text from auth.sessions where id = %s)", [caller.user["id"], caller.session_id])
+        " (select aal::text from auth.sessions where id = %s)", [signed.user["id"], signed.session_id])
     row = await cur.fetchone()
     assert row is not None
     if row[0] and row[1] != "aal2":
@@ -193,54 +194,50 @@ def _user_names(user: UserRow) -> tuple[str, str]:
 
 # -- registration ----------------------------------------------------------------------------
 
-async def registration_options(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def registration_options(svc: AuthService, request: Request, caller: Caller) -> Response:
     rp = webauthn.relying_party(svc.ctx)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        caller = await load_caller(svc.ctx, conn, claims)
-        _require_not_anonymous(caller)
-        _require_not_sso(caller)
-        await _require_management_aal(conn, caller)
-        existing = await _credential_ids(conn, caller.user["id"])
+        signed = await signed_in(conn, caller)
+        _require_not_anonymous(signed)
+        _require_not_sso(signed)
+        await _require_management_aal(conn, signed)
+        existing = await _credential_ids(conn, signed.user["id"])
         if len(existing) >= svc.ctx.settings.passkey_max_per_user:
             raise unprocessable(codes.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
-        name, display = _user_names(caller.user)
+        name, display = _user_names(signed.user)
         options, session = webauthn.registration_options(
-            rp, user_handle=webauthn.user_handle(caller.user["id"]), user_name=name, display_name=display,
+            rp, user_handle=webauthn.user_handle(signed.user["id"]), user_name=name, display_name=display,
             exclude=existing, discoverable=True)
-        challenge_id, expires_at = await _store_challenge(svc, conn, REGISTRATION, caller.user["id"], rp, session)
+        challenge_id, expires_at = await _store_challenge(svc, conn, REGISTRATION, signed.user["id"], rp, session)
         return {"challenge_id": str(challenge_id), "options": options, "expires_at": expires_at}
 
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def registration_verify(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def registration_verify(svc: AuthService, request: Request, caller: Caller) -> Response:
     challenge_id, credential = _verify_params(await read_body(request))
     rp = webauthn.relying_party(svc.ctx)
 
-    async def consume(conn: AsyncConnection) -> tuple[Caller, webauthn.Session]:
-        caller = await load_caller(svc.ctx, conn, claims)
-        _require_not_anonymous(caller)
-        _require_not_sso(caller)
-        await _require_management_aal(conn, caller)
-        return caller, await _consume_challenge(conn, challenge_id, REGISTRATION, caller.user["id"])
+    async def consume(conn: AsyncConnection) -> tuple[SignedIn, webauthn.Session]:
+        signed = await signed_in(conn, caller)
+        _require_not_anonymous(signed)
+        _require_not_sso(signed)
+        await _require_management_aal(conn, signed)
+        return signed, await _consume_challenge(conn, challenge_id, REGISTRATION, signed.user["id"])
 
-    caller, session = await in_transaction(svc.ctx, consume)
+    signed, session = await in_transaction(svc.ctx, consume)
     return json_response(request, await in_transaction(
-        svc.ctx, lambda conn: _register(svc, conn, caller, rp, session, credential)))
+        svc.ctx, lambda conn: _register(svc, conn, signed, rp, session, credential)))
 
 
-async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp: webauthn.RelyingParty,
+async def _register(svc: AuthService, conn: AsyncConnection, signed: SignedIn, rp: webauthn.RelyingParty,
                     session: webauthn.Session, credential: Any) -> dict[str, Any]:
     try:
         new = webauthn.verify_registration(rp, session, credential)
     except webauthn.CeremonyFailed as failed:
         raise _verification_failed(failed) from None
-    user_id = caller.user["id"]
+    user_id = signed.user["id"]
     # The user's row lock orders concurrent registrations, so the limit holds.
     await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
     cur = await conn.execute("select count(*) from auth.webauthn_credentials where user_id = %s", [user_id])
@@ -266,7 +263,6 @@ async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp:
 # -- sign-in ---------------------------------------------------------------------------------
 
 async def authentication_options(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
     await svc.limiter.check("passkey", request)
     await read_body(request, allow_empty=True)  # gotrue_meta_security (captcha) is not checked
     rp = webauthn.relying_party(svc.ctx)
@@ -280,7 +276,6 @@ async def authentication_options(svc: AuthService, request: Request) -> Response
 
 
 async def authentication_verify(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
     challenge_id, credential = _verify_params(await read_body(request))
     rp = webauthn.relying_party(svc.ctx)
 
@@ -327,20 +322,16 @@ async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp
 
 # -- management ------------------------------------------------------------------------------
 
-async def list_passkeys(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def list_passkeys(svc: AuthService, request: Request, caller: Caller) -> Response:
 
     async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
-        caller = await load_caller(svc.ctx, conn, claims)
-        return await _passkeys_of(conn, caller.user["id"])
+        signed = await signed_in(conn, caller)
+        return await _passkeys_of(conn, signed.user["id"])
 
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def update_passkey(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def update_passkey(svc: AuthService, request: Request, caller: Caller) -> Response:
     passkey_id = _passkey_id(request)
     name = (await read_body(request)).text("friendly_name")
     if not name:
@@ -349,12 +340,12 @@ async def update_passkey(svc: AuthService, request: Request) -> Response:
         raise bad_request(codes.VALIDATION_FAILED, f"friendly_name must be {MAX_FRIENDLY_NAME} characters or less")
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        caller = await load_caller(svc.ctx, conn, claims)
+        signed = await signed_in(conn, caller)
         async with conn.cursor(row_factory=dict_row) as cur:
             await cur.execute(
                 "update auth.webauthn_credentials set friendly_name = %s, updated_at = now()"
                 " where id = %s and user_id = %s returning id, friendly_name, created_at, last_used_at",
-                [name, passkey_id, caller.user["id"]])
+                [name, passkey_id, signed.user["id"]])
             row = await cur.fetchone()
         if row is None:
             raise not_found(codes.VALIDATION_FAILED, "Passkey not found")
@@ -363,14 +354,12 @@ async def update_passkey(svc: AuthService, request: Request) -> Response:
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def delete_passkey(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def delete_passkey(svc: AuthService, request: Request, caller: Caller) -> Response:
 
     async def work(conn: AsyncConnection) -> None:
-        caller = await load_caller(svc.ctx, conn, claims)
-        await _require_management_aal(conn, caller)
-        await _delete(conn, _passkey_id(request), caller.user["id"])
+        signed = await signed_in(conn, caller)
+        await _require_management_aal(conn, signed)
+        await _delete(conn, _passkey_id(request), signed.user["id"])
 
     await in_transaction(svc.ctx, work)
     return Response(status_code=204)
@@ -398,7 +387,6 @@ async def _target_user(conn: AsyncConnection, request: Request) -> uuid.UUID:
 
 
 async def admin_list_passkeys(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
         return await _passkeys_of(conn, await _target_user(conn, request))
@@ -407,7 +395,6 @@ async def admin_list_passkeys(svc: AuthService, request: Request) -> Response:
 
 
 async def admin_delete_passkey(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> None:
         user_id = await _target_user(conn, request)
@@ -415,16 +402,3 @@ async def admin_delete_passkey(svc: AuthService, request: Request) -> Response:
 
     await in_transaction(svc.ctx, work)
     return Response(status_code=204)
-
-
-ROUTES: list[RouteSpec] = [
-    ("/passkeys/authentication/options", authentication_options, ["POST"]),
-    ("/passkeys/authentication/verify", authentication_verify, ["POST"]),
-    ("/passkeys/registration/options", registration_options, ["POST"]),
-    ("/passkeys/registration/verify", registration_verify, ["POST"]),
-    ("/passkeys", list_passkeys, ["GET"]),
-    ("/passkeys/{passkey_id}", update_passkey, ["PATCH"]),
-    ("/passkeys/{passkey_id}", delete_passkey, ["DELETE"]),
-    ("/admin/users/{user_id}/passkeys", admin_list_passkeys, ["GET"]),
-    ("/admin/users/{user_id}/passkeys/{passkey_id}", admin_delete_passkey, ["DELETE"]),
-]

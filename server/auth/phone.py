@@ -33,19 +33,19 @@ from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import Body, json_response
 from server.auth.identities import claims_map, create_identity, update_providers
-from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import CommitThen, issue_session
-from server.auth.user_store import (
+from server.auth.models import one_time_tokens
+from server.auth.models.users import (
     UserRow,
     create_user,
     sanitized_user,
-    save_one_time_token,
     user_by_email,
     user_by_phone,
     user_by_phone_change,
     user_json,
     written_user,
 )
+from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import CommitThen, issue_session
 from server.config import Settings
 
 PROVIDER = "phone"
@@ -114,7 +114,7 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Re
                 " phone_change = case when %s then %s else phone_change end where id = %s").format(
             token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
         [hashed, otp_type == "phone_change", phone, user["id"]])
-    await save_one_time_token(conn, user["id"], token_column, hashed, phone)
+    await one_time_tokens.save(conn, user["id"], token_column, hashed, phone)
     return "test-otp" if sms.test_otp(svc.ctx.settings, phone) is not None else ""
 
 

@@ -28,9 +28,9 @@ from server.auth import mail, sessions
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, not_found, unprocessable
 from server.auth.http import Body, json_response, read_body
+from server.auth.models.users import user_by_id
 from server.auth.service import AuthService
 from server.auth.session_tokens import issue_session
-from server.auth.user_store import user_by_id
 
 TOKEN_PREFIX = "pkce_"
 MIN_CHALLENGE, MAX_CHALLENGE = 43, 128

@@ -20,26 +20,26 @@ from starlette.responses import Response
 from server.auth import error_codes as codes
 from server.auth import mail, wrong_codes
 from server.auth import phone as phone_auth
-from server.auth.authn import Caller, bearer_claims, load_caller
+from server.auth.authn import SignedIn, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response
-from server.auth.service import AuthService, RouteSpec
+from server.auth.models import one_time_tokens
+from server.auth.models.users import UserRow
+from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
-from server.auth.user_store import UserRow, save_one_time_token
+from server.caller import Caller
 
 INVALID_NONCE = "Nonce has expired or is invalid"
 RECENT_SIGN_IN = timedelta(hours=24)  # GoTrue: a session younger than this is proof enough
 TOKEN_TYPE = "reauthentication_token"
 
 
-async def reauthenticate(svc: AuthService, request: Request) -> Response:
+async def reauthenticate(svc: AuthService, request: Request, caller: Caller) -> Response:
     ctx = svc.ctx
-    claims = bearer_claims(ctx, request)
 
     async def work(conn: AsyncConnection) -> dict[str, str]:
-        caller = await load_caller(ctx, conn, claims, lock=True)
-        user = caller.user
+        user = (await signed_in(conn, caller, lock=True)).user
         email, phone = user["email"] or "", user["phone"] or ""
         if not email and not phone:
             raise bad_request(codes.VALIDATION_FAILED,
@@ -57,28 +57,28 @@ async def reauthenticate(svc: AuthService, request: Request) -> Response:
         hashed = mail.token_hash(email, code)
         await conn.execute("update auth.users set reauthentication_token = %s, reauthentication_sent_at = now()"
                            " where id = %s", [hashed, user["id"]])
-        await save_one_time_token(conn, user["id"], TOKEN_TYPE, hashed, email)
+        await one_time_tokens.save(conn, user["id"], TOKEN_TYPE, hashed, email)
         await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="", user_id=user["id"])
         return {}
 
     return json_response(request, await in_transaction(ctx, work, "Error sending reauthentication code"))
 
 
-async def check_password_change(svc: AuthService, conn: AsyncConnection, caller: Caller, nonce: str) -> None:
+async def check_password_change(svc: AuthService, conn: AsyncConnection, signed: SignedIn, nonce: str) -> None:
     """PUT /user with a password, when GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION
     is on: a session signed in within 24 hours passes; otherwise the nonce must be the last one
     sent, unexpired, and is spent (GoTrue's verifyReauthentication, before the password checks)."""
     if not svc.ctx.settings.secure_password_change:
         return
-    if caller.session_id is not None:
+    if signed.session_id is not None:
         cur = await conn.execute("select created_at + %s > now() from auth.sessions where id = %s",
-                                 [RECENT_SIGN_IN, caller.session_id])
+                                 [RECENT_SIGN_IN, signed.session_id])
         row = await cur.fetchone()
         if row is not None and row[0]:
             return
     if not nonce:
         raise bad_request(codes.REAUTHENTICATION_NEEDED, "Password update requires reauthentication")
-    await _spend_nonce(svc, conn, caller.user, nonce)
+    await _spend_nonce(svc, conn, signed.user, nonce)
 
 
 async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, nonce: str) -> None:
@@ -106,6 +106,3 @@ async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, n
                        " where id = %s", [user["id"]])
     await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = %s",
                        [user["id"], TOKEN_TYPE])
-
-
-ROUTES: list[RouteSpec] = [("/reauthenticate", reauthenticate, ["GET"])]

@@ -21,7 +21,7 @@ from server.auth import error_codes as codes
 from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
 from server.auth.http import client_inet
-from server.auth.user_store import INSTANCE_ID, UserRow, user_by_id, user_json
+from server.auth.models.users import INSTANCE_ID, UserRow, user_by_id, user_json
 from server.context import AppContext
 
 REUSE_INTERVAL = timedelta(seconds=10)

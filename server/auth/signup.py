@@ -14,17 +14,17 @@ from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import issue_session
-from server.auth.user_store import (
+from server.auth.models import one_time_tokens
+from server.auth.models.users import (
     confirm_email,
     create_user,
     sanitized_user,
-    save_one_time_token,
     user_by_email,
     user_json,
     written_user,
 )
+from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import issue_session
 
 ALREADY_REGISTERED = "User already registered"
 
@@ -102,7 +102,7 @@ async def send_confirmation(svc: AuthService, conn: AsyncConnection, user_id: An
     hashed = prefix + mail.token_hash(email, otp)
     await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now() where id = %s",
                        [hashed, user_id])
-    await save_one_time_token(conn, user_id, "confirmation_token", hashed, email)
+    await one_time_tokens.save(conn, user_id, "confirmation_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="signup", otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, "signup", redirect_to), user_id=user_id)
 

@@ -38,8 +38,8 @@ from server.auth import error_codes as codes
 from server.auth.errors import AuthError, internal
 from server.auth.http import client_ip
 from server.auth.mail import inbox_enabled, new_otp
+from server.auth.models.users import UserRow, user_json
 from server.auth.service import AuthService
-from server.auth.user_store import UserRow, user_json
 from server.config import Settings
 
 HOOK_TIMEOUT_SECONDS = 5.0  # GoTrue's defaultHTTPHookTimeout, for all attempts together

@@ -15,9 +15,9 @@ from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, unprocessable
 from server.auth.http import json_response, read_body
+from server.auth.models.users import user_by_email, user_by_phone
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session, refresh_grant
-from server.auth.user_store import user_by_email, user_by_phone
 
 INVALID_LOGIN = "Invalid login credentials"
 

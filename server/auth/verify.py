@@ -19,20 +19,20 @@ from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import CommitThen, issue_session
-from server.auth.signup import send_confirmation
-from server.auth.user import apply_email_change
-from server.auth.user_store import (
+from server.auth.models import one_time_tokens
+from server.auth.models.users import (
     AUDIENCE,
     UserRow,
     confirm_email,
     create_user,
     find_user,
-    save_one_time_token,
     user_by_email,
     written_user,
 )
+from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import CommitThen, issue_session
+from server.auth.signup import send_confirmation
+from server.auth.user import apply_email_change
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
 # Which token column each verification type checks (email OTPs may be either kind).
@@ -55,7 +55,7 @@ async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, 
     hashed = prefix + mail.token_hash(email, otp)
     await conn.execute("update auth.users set recovery_token = %s, recovery_sent_at = now() where id = %s",
                        [hashed, user["id"]])
-    await save_one_time_token(conn, user["id"], "recovery_token", hashed, email)
+    await one_time_tokens.save(conn, user["id"], "recovery_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind=kind, otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, kind, redirect_to), user_id=user["id"])
 

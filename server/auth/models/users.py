@@ -1,4 +1,4 @@
-"""auth.users rows: loading (with identities), creating, and the user object GoTrue returns."""
+"""The auth.users table: its SQL (loading with identities and factors, creating, confirming) and the user object GoTrue returns."""
 
 from __future__ import annotations
 
@@ -212,15 +212,6 @@ async def create_user(conn: AsyncConnection, **fields: Any) -> uuid.UUID:
             return await insert_user(conn, **fields)
     except psycopg.Error as exc:
         raise internal(SAVE_ERROR) from exc
-
-
-async def save_one_time_token(conn: AsyncConnection, user_id: Any, token_type: str, hashed: str, relates_to: str) -> None:
-    """The auth.one_time_tokens row of a code just sent (one per user and type)."""
-    await conn.execute(
-        "insert into auth.one_time_tokens (id, user_id, token_type, token_hash, relates_to)"
-        " values (gen_random_uuid(), %s, %s, %s, %s) on conflict (user_id, token_type)"
-        " do update set token_hash = excluded.token_hash, relates_to = excluded.relates_to, updated_at = now()",
-        [user_id, token_type, hashed, relates_to])
 
 
 def sanitized_user(user: UserRow, data: dict[str, Any], provider: str) -> dict[str, Any]:
