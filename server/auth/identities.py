@@ -18,8 +18,8 @@ from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 from starlette.requests import Request
 
+from server.auth import email_confirmation, gates, mail
 from server.auth import error_codes as codes
-from server.auth import gates, mail
 from server.auth.errors import bad_request, forbidden, internal, unprocessable
 from server.auth.models.users import AUDIENCE, DUPLICATE_EMAIL, UserRow, confirm_email, create_user, written_user
 from server.auth.service import AuthService
@@ -256,9 +256,7 @@ async def sign_in(svc: AuthService, conn: AsyncConnection, request: Request, dat
 
 async def _send_confirmation(svc: AuthService, conn: AsyncConnection, request: Request, user_id: uuid.UUID,
                              email: str) -> None:
-    from server.auth.signup import send_confirmation  # signup imports the token modules this one serves
-
-    await send_confirmation(svc, conn, user_id, email, mail.redirect_target(svc.ctx, None))
+    await email_confirmation.send(svc, conn, user_id, email, mail.redirect_target(svc.ctx, None))
 
 
 async def link(svc: AuthService, conn: AsyncConnection, request: Request, target_id: uuid.UUID, data: UserData,

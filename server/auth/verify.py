@@ -13,8 +13,8 @@ from psycopg import AsyncConnection, sql
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from server.auth import email_confirmation, gates, invite, mail, metadata, pkce, sessions, wrong_codes
 from server.auth import error_codes as codes
-from server.auth import gates, invite, mail, metadata, pkce, sessions, wrong_codes
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
@@ -31,7 +31,6 @@ from server.auth.models.users import (
 )
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import CommitThen, issue_session
-from server.auth.signup import send_confirmation
 from server.auth.user import apply_email_change
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
@@ -113,7 +112,7 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
             await svc.limiter.check_mail_frequency(conn, user["id"], "confirmation_sent_at")
             prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
                                       provider_type="email")
-            await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
+            await email_confirmation.send(svc, conn, user["id"], email, redirect_to, prefix=prefix)
         else:
             prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="magiclink",
                                       provider_type="magiclink")
@@ -150,7 +149,7 @@ async def resend(svc: AuthService, request: Request) -> Response:
                 await svc.limiter.check_mail_frequency(conn, user["id"], "confirmation_sent_at")
                 prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
                                           provider_type="email/signup")
-                await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
+                await email_confirmation.send(svc, conn, user["id"], email, redirect_to, prefix=prefix)
             return
         user = await find_user(conn, sql.SQL("lower(u.email_change) = %s"), [email], lock=True)
         if user is not None:

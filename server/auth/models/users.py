@@ -249,3 +249,9 @@ async def confirm_email(conn: AsyncConnection, user_id: uuid.UUID) -> None:
         [user_id],
     )
     await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
+
+
+async def set_confirmation_token(conn: AsyncConnection, user_id: Any, hashed: str) -> None:
+    """The hash of the confirmation code just sent, and when it was sent."""
+    await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now() where id = %s",
+                       [hashed, user_id])
