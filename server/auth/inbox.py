@@ -25,7 +25,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from server.auth.mail import inbox_enabled
 from server.auth.models.users import timestamp
-from server.auth.phone import format_phone
+from server.auth.phone_numbers import format_phone
 from server.context import AppContext
 
 MAX_LIMIT = 500

@@ -50,7 +50,7 @@ from server.auth.mfa_phone import PhoneKind
 from server.auth.mfa_totp import TotpKind
 from server.auth.mfa_webauthn import WebAuthnKind
 from server.auth.models.users import user_by_id, written_user
-from server.auth.phone import validate_phone
+from server.auth.phone_numbers import validate_phone
 from server.auth.service import AuthService
 from server.auth.session_tokens import session_aal, session_amr, swap_refresh_token, token_response
 from server.caller import Caller

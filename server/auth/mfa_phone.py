@@ -36,7 +36,7 @@ from server.auth.mfa_factor import (
     user_factors,
     wrong_answer,
 )
-from server.auth.phone import check_channel, validate_phone
+from server.auth.phone_numbers import check_channel, validate_phone
 from server.auth.service import AuthService
 from server.config import Settings
 

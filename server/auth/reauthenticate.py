@@ -18,8 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import mail, wrong_codes
-from server.auth import phone as phone_auth
+from server.auth import mail, phone_codes, wrong_codes
 from server.auth.authn import SignedIn, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, unprocessable
@@ -49,7 +48,7 @@ async def reauthenticate(svc: AuthService, request: Request, caller: Caller) -> 
         if not email and user["phone_confirmed_at"] is None:
             raise unprocessable(codes.PHONE_NOT_CONFIRMED, "Please verify your phone first.")
         if not email:  # GoTrue's sendPhoneConfirmation with phoneReauthenticationOtp, and its message id
-            message_id = await phone_auth.send_confirmation(svc, conn, request, user, phone, "reauthentication")
+            message_id = await phone_codes.send_code(svc, conn, request, user, phone, "reauthentication")
             return {"message_id": message_id} if message_id else {}
         mail.require_delivery(ctx, email)
         await svc.limiter.check_mail_frequency(conn, user["id"], "reauthentication_sent_at")

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import mail, metadata, passwords, pkce, reauthenticate, sessions
+from server.auth import mail, metadata, passwords, phone_numbers, pkce, reauthenticate, sessions
 from server.auth import phone as phone_auth
 from server.auth.authn import SignedIn, signed_in
 from server.auth.db import in_transaction
@@ -52,7 +52,7 @@ async def update_user(svc: AuthService, request: Request, caller: Caller) -> Res
     if email:
         email = validate_email(email)
     challenge = pkce.challenge_from_body(body)  # PKCE: the e-mail change link redirects with ?code=
-    phone = phone_auth.validate_phone(body.text("phone")) if body.text("phone") else ""
+    phone = phone_numbers.validate_phone(body.text("phone")) if body.text("phone") else ""
     signed = await in_transaction(ctx, lambda conn: _guarded(conn, caller, password, email, phone))
     if password is not None:  # GoTrue checks (and spends) the nonce before the password itself
         await in_transaction(ctx, lambda conn: reauthenticate.check_password_change(svc, conn, signed, body.text("nonce")))

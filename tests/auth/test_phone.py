@@ -18,7 +18,7 @@ import orjson
 import psycopg
 import pytest
 
-from server.auth.phone import INVALID_FORMAT, format_phone, is_valid_phone
+from server.auth.phone_numbers import INVALID_FORMAT, format_phone, is_valid_phone
 from server.auth.sms import HOOK_RESPONSE_LIMIT, render, signatures
 from tests import harness
 from tests.auth.conftest import NEW_API, auth_api, auth_server, bearer, new_email, sign_up
