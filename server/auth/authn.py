@@ -26,7 +26,7 @@ class Auth(enum.Enum):
     """What a route requires of its caller before its handler runs (GoTrue's route middleware)."""
 
     PUBLIC = "public"  # no token read
-    USER = "user"  # requireAuthentication: a valid Bearer token; the handler gets its Caller
+    USER = "user"  # requireAuthentication: a valid Bearer token naming a user; the handler gets its Caller
     ADMIN = "admin"  # requireAdminCredentials: a valid Bearer token whose role is an admin role
 
 
@@ -50,6 +50,14 @@ def bearer_caller(ctx: AppContext, request: Request) -> Caller:
         raise forbidden(codes.BAD_JWT, f"invalid JWT: unable to parse or verify signature, {detail}") from None
 
 
+def user_caller(ctx: AppContext, request: Request) -> Caller:
+    """The Bearer token's caller, refused 403 bad_jwt unless it names a user (a UUID `sub`), as
+    GoTrue's requireAuthentication does before any handler; the user is loaded by signed_in."""
+    caller = bearer_caller(ctx, request)
+    _subject(caller.claims)
+    return caller
+
+
 def admin_caller(ctx: AppContext, request: Request) -> Caller:
     """The Bearer token's caller, refused 403 not_admin unless its role is an admin role."""
     caller = bearer_caller(ctx, request)
@@ -58,17 +66,21 @@ def admin_caller(ctx: AppContext, request: Request) -> Caller:
     return caller
 
 
-async def signed_in(conn: AsyncConnection, caller: Caller, *, lock: bool = False) -> SignedIn:
-    """The user and session of a verified token (`lock`: the user's row locked for update)."""
-    claims = caller.claims
+def _subject(claims: Mapping[str, Any]) -> uuid.UUID:
+    """The user id a token's `sub` claim names."""
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
         raise forbidden(codes.BAD_JWT, "invalid claim: missing sub claim")
     try:
-        user_id = uuid.UUID(sub)
+        return uuid.UUID(sub)
     except ValueError:
         raise forbidden(codes.BAD_JWT, "invalid claim: sub claim must be a UUID") from None
-    user = await users.user_by_id(conn, user_id, lock=lock)
+
+
+async def signed_in(conn: AsyncConnection, caller: Caller, *, lock: bool = False) -> SignedIn:
+    """The user and session of a verified token (`lock`: the user's row locked for update)."""
+    claims = caller.claims
+    user = await users.user_by_id(conn, _subject(claims), lock=lock)
     if user is None:
         raise forbidden(codes.USER_NOT_FOUND, "User from sub claim in JWT does not exist")
     session_id = None

@@ -27,7 +27,7 @@ from server.auth import (
     verify,
 )
 from server.auth import error_codes as codes
-from server.auth.authn import Auth, admin_caller, bearer_caller
+from server.auth.authn import Auth, admin_caller, user_caller
 from server.auth.errors import AuthError, error_response, not_found
 from server.auth.http import json_response
 from server.auth.ratelimit import RateLimiter
@@ -168,7 +168,7 @@ async def _resolved(svc: AuthService, request: Request, row: AuthRoute) -> Respo
     if row.gate is not None:
         row.gate(svc)
     if row.auth is Auth.USER:
-        return await cast("UserHandler", row.handler)(svc, request, bearer_caller(svc.ctx, request))
+        return await cast("UserHandler", row.handler)(svc, request, user_caller(svc.ctx, request))
     if row.auth is Auth.ADMIN:
         admin_caller(svc.ctx, request)
     return await cast("Handler", row.handler)(svc, request)

@@ -19,3 +19,8 @@ async def save(conn: AsyncConnection, user_id: Any, token_type: str, hashed: str
 async def delete_of_user(conn: AsyncConnection, user_id: Any) -> None:
     """Every pending code of the user (one confirmed spends them all)."""
     await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
+
+
+async def delete_kind(conn: AsyncConnection, user_id: Any, token_type: str) -> None:
+    """The user's pending code of one kind."""
+    await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = %s", [user_id, token_type])

@@ -255,3 +255,72 @@ async def set_confirmation_token(conn: AsyncConnection, user_id: Any, hashed: st
     """The hash of the confirmation code just sent, and when it was sent."""
     await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now() where id = %s",
                        [hashed, user_id])
+
+
+async def update_providers(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """UpdateAppMetaDataProviders: providers in the order of the user's identities; provider the first."""
+    await conn.execute(
+        "update auth.users u set raw_app_meta_data = coalesce(u.raw_app_meta_data, '{}'::jsonb)"
+        "   || jsonb_build_object('providers', p.list)"
+        "   || case when jsonb_array_length(p.list) > 0 then jsonb_build_object('provider', p.list->0)"
+        "      else '{}'::jsonb end, updated_at = now()"
+        " from (select coalesce(jsonb_agg(provider order by first_at, provider), '[]'::jsonb) as list from"
+        "       (select provider, min(created_at) as first_at from auth.identities where user_id = %s"
+        "        group by provider) i) p"
+        " where u.id = %s", [user_id, user_id])
+
+
+async def merge_user_metadata(conn: AsyncConnection, user_id: uuid.UUID, data: dict[str, Any]) -> None:
+    """`data`'s keys set in the user's metadata."""
+    await conn.execute("update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || %s,"
+                       " updated_at = now() where id = %s", [Jsonb(data), user_id])
+
+
+async def set_user_metadata(conn: AsyncConnection, user_id: uuid.UUID, data: dict[str, Any]) -> None:
+    """The user's metadata replaced by `data`."""
+    await conn.execute("update auth.users set raw_user_meta_data = %s where id = %s", [Jsonb(data), user_id])
+
+
+async def forget_password(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    await conn.execute("update auth.users set encrypted_password = null where id = %s", [user_id])
+
+
+async def ids_with_emails(conn: AsyncConnection, emails: list[str]) -> list[uuid.UUID]:
+    """The non-SSO users whose address is one of `emails` (lower-case)."""
+    cur = await conn.execute("select id from auth.users where lower(email) = any(%s) and not is_sso_user", [emails])
+    return [row[0] for row in await cur.fetchall()]
+
+
+async def email_taken(conn: AsyncConnection, email: str, *, besides: uuid.UUID | None = None) -> bool:
+    """A non-SSO user of this audience (other than `besides`) has this address (lower-case)."""
+    cur = await conn.execute("select 1 from auth.users where lower(email) = %s and aud = %s and not is_sso_user"
+                             " and id is distinct from %s", [email, AUDIENCE, besides])
+    return await cur.fetchone() is not None
+
+
+async def take_email(conn: AsyncConnection, user_id: uuid.UUID, email: str) -> None:
+    """The user's address becomes `email` (none when empty); every pending code and change is dropped."""
+    await conn.execute(
+        "update auth.users set email = nullif(%s, ''), confirmation_token = '', confirmation_sent_at = null,"
+        " recovery_token = '', recovery_sent_at = null, email_change = '', email_change_token_current = '',"
+        " email_change_token_new = '', email_change_sent_at = null, email_change_confirm_status = 0,"
+        " phone_change = '', phone_change_token = '', phone_change_sent_at = null, reauthentication_token = '',"
+        " reauthentication_sent_at = null, updated_at = now() where id = %s", [email, user_id])
+
+
+async def unconfirm_email(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """The address is no longer confirmed, and the metadata says so."""
+    await conn.execute(
+        "update auth.users set email_confirmed_at = null, raw_user_meta_data = coalesce(raw_user_meta_data,"
+        " '{}'::jsonb) || '{\"email_verified\": false}'::jsonb where id = %s", [user_id])
+
+
+async def make_permanent(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """An anonymous user is one no longer."""
+    await conn.execute("update auth.users set is_anonymous = false where id = %s", [user_id])
+
+
+async def clear_phone(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    await conn.execute("update auth.users set phone = null, phone_confirmed_at = null, updated_at = now()"
+                       " where id = %s", [user_id])
+
