@@ -18,7 +18,9 @@ from server.auth import mail, metadata, passwords
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, go_quote, not_found, unprocessable
 from server.auth.http import Body, json_response, path_uuid, read_body
+from server.auth.models import identities as identity_rows
 from server.auth.models import one_time_tokens
+from server.auth.models import sessions as session_rows
 from server.auth.models.users import (
     AUDIENCE,
     DUPLICATE_EMAIL,
@@ -238,7 +240,7 @@ async def _apply_admin_fields(conn: AsyncConnection, user_id: uuid.UUID, body: B
         await conn.execute("update auth.users set banned_until = now() + %s, updated_at = now() where id = %s",
                            [ban, user_id])
         if ban is not None and ban > timedelta(0):  # a banned user's sessions end now
-            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
+            await session_rows.delete_of_user(conn, user_id)
     if body.text("role"):
         await conn.execute("update auth.users set role = %s, updated_at = now() where id = %s",
                            [body.text("role"), user_id])
@@ -264,8 +266,7 @@ async def update(svc: AuthService, request: Request) -> Response:
             if await user_by_email(conn, email) is not None:
                 raise unprocessable(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
             await conn.execute("update auth.users set email = %s, updated_at = now() where id = %s", [email, user_id])
-            await conn.execute("update auth.identities set identity_data = identity_data || jsonb_build_object('email', %s::text)"
-                               " where user_id = %s and provider = 'email'", [email, user_id])
+            await identity_rows.set_email(conn, user_id, email)
         if password_hash:
             await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
                                [password_hash, user_id])
@@ -294,8 +295,8 @@ async def delete(svc: AuthService, request: Request) -> Response:
         if user is None:
             raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
         if soft:
-            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
-            await conn.execute("delete from auth.identities where user_id = %s", [user_id])
+            await session_rows.delete_of_user(conn, user_id)
+            await identity_rows.delete_of_user(conn, user_id)
             await conn.execute(
                 "update auth.users set deleted_at = now(), email = null, phone = null, encrypted_password = '',"
                 " raw_user_meta_data = '{}', raw_app_meta_data = '{}', updated_at = now() where id = %s", [user_id])

@@ -21,7 +21,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -31,6 +30,7 @@ from server.auth.authn import bearer_caller, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, go_quote, internal, not_found, unprocessable
 from server.auth.http import json_response, path_uuid, read_body, read_bounded
+from server.auth.models import flow_state
 from server.auth.models.users import AUDIENCE, UserRow
 from server.auth.service import AuthService, Handler
 from server.auth.session_tokens import issue_session
@@ -182,14 +182,7 @@ async def _load_flow(ctx: AppContext, state: str) -> dict[str, Any]:
     except ValueError:
         raise bad_request(codes.BAD_OAUTH_STATE, "OAuth state parameter is invalid") from None
 
-    async def work(conn: AsyncConnection) -> dict[str, Any] | None:
-        async with conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(
-                "select *, created_at + make_interval(secs => %s) < now() as expired from auth.flow_state"
-                " where id = %s and authentication_method = 'oauth'", [ctx.settings.flow_state_expiry, flow_id])
-            return await cur.fetchone()
-
-    flow = await in_transaction(ctx, work)
+    flow = await in_transaction(ctx, lambda conn: flow_state.oauth_by_id(conn, flow_id, ctx.settings.flow_state_expiry))
     if flow is None:
         raise bad_request(codes.BAD_OAUTH_STATE, "OAuth state not found or expired")
     if flow["expired"]:
@@ -294,16 +287,12 @@ async def _finish(svc: AuthService, request: Request, flow: dict[str, Any], para
         else:
             user = await identities.sign_in(svc, conn, request, data, provider.name)
         if flow["code_challenge"]:
-            cur = await conn.execute(
-                "update auth.flow_state set user_id = %s, provider_access_token = %s, provider_refresh_token = %s,"
-                " auth_code_issued_at = now(), updated_at = now() where id = %s and user_id is null returning auth_code",
-                [user["id"], tokens.access_token, tokens.refresh_token, flow["id"]])
-            row = await cur.fetchone()
-            if row is None:  # another callback with this state got there first
+            auth_code = await flow_state.signed_in(conn, flow["id"], user["id"], tokens.access_token,
+                                                   tokens.refresh_token)
+            if auth_code is None:  # another callback with this state got there first
                 raise bad_request(codes.FLOW_STATE_ALREADY_USED, "State has already been used")
-            return pkce.code_redirect(redirect_to, str(row[0]))
-        deleted = await conn.execute("delete from auth.flow_state where id = %s returning id", [flow["id"]])
-        if await deleted.fetchone() is None:  # the state is single use
+            return pkce.code_redirect(redirect_to, auth_code)
+        if not await flow_state.delete(conn, flow["id"]):  # the state is single use
             raise bad_request(codes.BAD_OAUTH_STATE, "OAuth state not found or expired")
         session = await issue_session(ctx, conn, request, user, "oauth")
         return _token_fragment(redirect_to, session, tokens)

@@ -22,7 +22,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -35,24 +34,25 @@ from server.auth.mfa_factor import (
     FACTOR_NOT_FOUND,
     VERIFIED,
     FactorKind,
-    FactorRow,
     MfaCall,
     challenge_id_of,
     check_friendly_name,
     enroll_disabled,
     name_conflict,
     owned_factor,
-    user_factors,
     verify_disabled,
 )
 from server.auth.mfa_json import factor_json
 from server.auth.mfa_phone import PhoneKind
 from server.auth.mfa_totp import TotpKind
 from server.auth.mfa_webauthn import WebAuthnKind
+from server.auth.models import mfa_amr_claims, mfa_factors
+from server.auth.models import sessions as session_rows
+from server.auth.models.mfa_factors import FactorRow
 from server.auth.models.users import user_by_id, written_user
 from server.auth.phone_numbers import validate_phone
 from server.auth.service import AuthService
-from server.auth.session_tokens import session_aal, session_amr, swap_refresh_token, token_response
+from server.auth.session_tokens import swap_refresh_token, token_response
 from server.caller import Caller
 
 __all__ = ["KINDS", "FactorKind"]
@@ -92,7 +92,7 @@ async def _call(svc: AuthService, request: Request, conn: AsyncConnection, calle
         raise forbidden(codes.USER_BANNED, "User is banned")
     if caller.claims.get("is_anonymous") is True:
         raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
-    aal = "aal1" if signed.session_id is None else await session_aal(conn, signed.session_id)
+    aal = "aal1" if signed.session_id is None else await session_rows.aal(conn, signed.session_id)
     return MfaCall(svc, request, conn, signed.user, signed.session_id, aal)
 
 
@@ -176,30 +176,22 @@ async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[
     """After a right answer (GoTrue's verify*Factor transaction and updateMFASessionAndClaims)."""
     conn, user_id = call.conn, call.user["id"]
     if factor["status"] != VERIFIED:
-        await conn.execute("update auth.mfa_factors set status = 'verified', updated_at = now() where id = %s",
-                           [factor["id"]])
+        await mfa_factors.verified(conn, factor["id"])
     user = await written_user(conn, user_id)
     if call.session_id is None:
         raise _sessionless("Cannot read SessionId claim as UUID")
     session_id = call.session_id
     # The session may have ended while this verify waited for the factor's lock (another
     # verify ends the user's aal1 sessions): refused, not a 500 on its vanished row.
-    cur = await conn.execute("select 1 from auth.sessions where id = %s for no key update", [session_id])
-    if await cur.fetchone() is None:
+    if not await session_rows.lock(conn, session_id):
         raise forbidden(codes.SESSION_NOT_FOUND, "Session from session_id claim in JWT does not exist")
-    await conn.execute(
-        "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
-        " values (%s, now(), now(), %s, gen_random_uuid())"
-        " on conflict (session_id, authentication_method) do update set updated_at = now()",
-        [session_id, kind.amr_method])
+    await mfa_amr_claims.add(conn, session_id, kind.amr_method)
     refresh = await swap_refresh_token(conn, session_id, user_id)
-    await conn.execute("update auth.sessions set aal = 'aal2', factor_id = %s, updated_at = now() where id = %s",
-                       [factor["id"], session_id])
-    response = token_response(call.svc.ctx, user, session_id, refresh, await session_amr(conn, session_id), AAL2)
+    await session_rows.raise_to_aal2(conn, session_id, factor["id"])
+    response = token_response(call.svc.ctx, user, session_id, refresh, await mfa_amr_claims.of_session(conn, session_id), AAL2)
     # Sessions that never reached aal2 end: the factor now guards the account.
-    await conn.execute("delete from auth.sessions where user_id = %s and (aal is null or aal < 'aal2')", [user_id])
-    await conn.execute("delete from auth.mfa_factors where user_id = %s and status = 'unverified' and factor_type = %s",
-                       [user_id, factor["factor_type"]])
+    await session_rows.delete_below_aal2(conn, user_id)
+    await mfa_factors.delete_unverified(conn, user_id, factor["factor_type"])
     return response
 
 
@@ -220,12 +212,9 @@ async def _delete_factor(conn: AsyncConnection, factor: FactorRow) -> None:
     (GoTrue's DowngradeSessionsToAAL1)."""
     kind = KINDS.get(factor["factor_type"])
     if kind is not None:
-        await conn.execute(
-            "delete from auth.mfa_amr_claims where authentication_method = %s"
-            " and session_id in (select id from auth.sessions where factor_id = %s)", [kind.amr_method, factor["id"]])
-    await conn.execute("update auth.sessions set aal = 'aal1', factor_id = null where user_id = %s and factor_id = %s",
-                       [factor["user_id"], factor["id"]])
-    await conn.execute("delete from auth.mfa_factors where id = %s", [factor["id"]])
+        await mfa_amr_claims.delete_for_factor(conn, kind.amr_method, factor["id"])
+    await session_rows.lower_to_aal1(conn, factor["user_id"], factor["id"])
+    await mfa_factors.delete(conn, factor["id"])
 
 
 # -- admin endpoints ---------------------------------------------------------------------
@@ -248,7 +237,7 @@ async def _admin_factor(conn: AsyncConnection, request: Request) -> FactorRow:
 async def admin_list(svc: AuthService, request: Request) -> Response:
 
     async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
-        return [factor_json(f) for f in await user_factors(conn, await _admin_user_id(conn, request))]
+        return [factor_json(f) for f in await mfa_factors.of_user(conn, await _admin_user_id(conn, request))]
 
     return json_response(request, await in_transaction(svc.ctx, work))
 
@@ -262,18 +251,12 @@ async def admin_update(svc: AuthService, request: Request) -> Response:
         name, phone = params.text("friendly_name"), params.text("phone")
         if name:
             check_friendly_name(name)
-            cur = await conn.execute("select 1 from auth.mfa_factors where user_id = %s and friendly_name = %s and id <> %s",
-                                     [factor["user_id"], name, factor["id"]])
-            if await cur.fetchone() is not None:
+            if await mfa_factors.name_taken(conn, factor["user_id"], name, factor["id"]):
                 raise name_conflict(name)
-            await conn.execute("update auth.mfa_factors set friendly_name = %s, updated_at = now() where id = %s",
-                               [name, factor["id"]])
+            await mfa_factors.rename(conn, factor["id"], name)
         if phone and factor["factor_type"] == "phone":
-            await conn.execute("update auth.mfa_factors set phone = %s, updated_at = now() where id = %s",
-                               [validate_phone(phone), factor["id"]])
-        async with conn.cursor(row_factory=dict_row) as rows:
-            await rows.execute("select * from auth.mfa_factors where id = %s", [factor["id"]])
-            updated = await rows.fetchone()
+            await mfa_factors.set_phone(conn, factor["id"], validate_phone(phone))
+        updated = await mfa_factors.by_id(conn, factor["id"])
         if updated is None:
             raise not_found(codes.MFA_FACTOR_NOT_FOUND, FACTOR_NOT_FOUND)
         return factor_json(updated)

@@ -34,7 +34,6 @@ from server.auth.errors import bad_request, too_many_requests, unprocessable
 from server.auth.http import Body
 from server.auth.mail import site_url
 from server.auth.mfa_factor import (
-    FactorRow,
     MfaCall,
     check_new_factor,
     find_challenge,
@@ -43,6 +42,7 @@ from server.auth.mfa_factor import (
     mark_challenge_verified,
     wrong_answer,
 )
+from server.auth.models.mfa_factors import FactorRow
 from server.auth.wrong_codes import MAX_WRONG_CODES
 from server.config import Settings
 

@@ -23,7 +23,8 @@ from server.auth import gates, mail, metadata, passwords, phone_codes, sessions,
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import Body, json_response
-from server.auth.identities import claims_map, create_identity
+from server.auth.identities import claims_map
+from server.auth.models import identities as identity_rows
 from server.auth.models.users import (
     UserRow,
     create_user,
@@ -67,7 +68,7 @@ async def _create_user(conn: AsyncConnection, phone: str, password_hash: str | N
     user_id = await create_user(conn, email=None, phone=phone, password_hash=password_hash, user_meta=data,
                                 app_meta={"provider": PROVIDER, "providers": [PROVIDER]})
     identity = {**data, **claims_map({"sub": str(user_id)})}  # the claims win over the caller's data
-    await create_identity(conn, user_id, PROVIDER, identity)
+    await identity_rows.create(conn, user_id, PROVIDER, identity)
     await conn.execute("update auth.users set raw_user_meta_data = %s where id = %s", [Jsonb(identity), user_id])
     return user_id
 

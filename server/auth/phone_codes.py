@@ -15,8 +15,9 @@ from psycopg import AsyncConnection, sql
 from starlette.requests import Request
 
 from server.auth import mail, sms
-from server.auth.identities import claims_map, create_identity, update_providers
-from server.auth.models import one_time_tokens
+from server.auth.identities import claims_map
+from server.auth.models import identities as identity_rows
+from server.auth.models import one_time_tokens, users
 from server.auth.models.users import UserRow
 from server.auth.service import AuthService
 from server.config import Settings
@@ -54,7 +55,7 @@ async def confirm_phone(conn: AsyncConnection, user_id: uuid.UUID) -> None:
     """GoTrue's ConfirmPhone: confirmed now, the code spent (and every other pending code)."""
     await conn.execute("update auth.users set phone_confirmed_at = now(), confirmation_token = '', updated_at = now()"
                        " where id = %s", [user_id])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
+    await one_time_tokens.delete_of_user(conn, user_id)
 
 
 async def code_matches(settings: Settings, conn: AsyncConnection, user: UserRow, kind: str, phone: str,
@@ -82,20 +83,16 @@ async def apply_phone_change(conn: AsyncConnection, user: UserRow, phone: str) -
     """GoTrue's phone_change verification: the phone identity (created, or its number updated),
     then ConfirmPhoneChange (the new number, confirmed; pending codes spent)."""
     user_id = user["id"]
-    updated = await conn.execute(
-        "update auth.identities set identity_data = identity_data || jsonb_build_object('phone', %s::text,"
-        " 'phone_verified', true), updated_at = now() where provider_id = %s and provider = %s",
-        [phone, str(user_id), PROVIDER])
-    if updated.rowcount == 0:
-        await create_identity(conn, user_id, PROVIDER, claims_map({"sub": str(user_id), "phone": phone, "phone_verified": True}))
+    if not await identity_rows.set_phone(conn, user_id, phone):
+        await identity_rows.create(conn, user_id, PROVIDER, claims_map({"sub": str(user_id), "phone": phone, "phone_verified": True}))
     await conn.execute(
         "update auth.users set phone = %s, phone_change = '', phone_change_token = '', phone_confirmed_at = now(),"
         " updated_at = now() where id = %s", [phone, user_id])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
+    await one_time_tokens.delete_of_user(conn, user_id)
 
 
 async def became_permanent(conn: AsyncConnection, user_id: uuid.UUID) -> None:
     """A verified number makes an anonymous user permanent; app_metadata follows the user's
     identities (GoTrue's UpdateAppMetaDataProviders)."""
-    await conn.execute("update auth.users set is_anonymous = false where id = %s", [user_id])
-    await update_providers(conn, user_id)
+    await users.make_permanent(conn, user_id)
+    await users.update_providers(conn, user_id)

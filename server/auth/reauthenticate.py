@@ -24,6 +24,7 @@ from server.auth.db import in_transaction
 from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response
 from server.auth.models import one_time_tokens
+from server.auth.models import sessions as session_rows
 from server.auth.models.users import UserRow
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
@@ -69,12 +70,8 @@ async def check_password_change(svc: AuthService, conn: AsyncConnection, signed:
     sent, unexpired, and is spent (GoTrue's verifyReauthentication, before the password checks)."""
     if not svc.ctx.settings.secure_password_change:
         return
-    if signed.session_id is not None:
-        cur = await conn.execute("select created_at + %s > now() from auth.sessions where id = %s",
-                                 [RECENT_SIGN_IN, signed.session_id])
-        row = await cur.fetchone()
-        if row is not None and row[0]:
-            return
+    if signed.session_id is not None and await session_rows.created_within(conn, signed.session_id, RECENT_SIGN_IN):
+        return
     if not nonce:
         raise bad_request(codes.REAUTHENTICATION_NEEDED, "Password update requires reauthentication")
     await _spend_nonce(svc, conn, signed.user, nonce)
@@ -103,5 +100,4 @@ async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, n
     await wrong_codes.right_try(conn, user["id"], (TOKEN_TYPE,))
     await conn.execute("update auth.users set reauthentication_token = '', reauthentication_sent_at = null"
                        " where id = %s", [user["id"]])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = %s",
-                       [user["id"], TOKEN_TYPE])
+    await one_time_tokens.delete_kind(conn, user["id"], TOKEN_TYPE)

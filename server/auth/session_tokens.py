@@ -21,6 +21,8 @@ from server.auth import error_codes as codes
 from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
 from server.auth.http import client_inet
+from server.auth.models import mfa_amr_claims
+from server.auth.models import sessions as session_rows
 from server.auth.models.users import INSTANCE_ID, UserRow, user_by_id, user_json
 from server.context import AppContext
 
@@ -106,20 +108,6 @@ async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request
     return token_response(ctx, user, session_id, refresh, [{"method": method, "timestamp": int(row[2])}])
 
 
-async def session_amr(conn: AsyncConnection, session_id: uuid.UUID) -> list[dict[str, Any]]:
-    cur = await conn.execute(
-        "select authentication_method, extract(epoch from updated_at)::bigint from auth.mfa_amr_claims"
-        " where session_id = %s order by updated_at desc", [session_id])
-    return [{"method": m, "timestamp": ts} for m, ts in await cur.fetchall()]
-
-
-async def session_aal(conn: AsyncConnection, session_id: uuid.UUID) -> str:
-    """The session's assurance level (aal2 once an MFA factor was verified in it)."""
-    cur = await conn.execute("select aal from auth.sessions where id = %s", [session_id])
-    row = await cur.fetchone()
-    return str(row[0]) if row and row[0] else "aal1"
-
-
 async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request, token: str) -> dict[str, Any]:
     """Rotate `token` (inside the caller's transaction); GoTrue's RefreshTokenGrant.
 
@@ -165,7 +153,7 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
             issued = active[0]
         elif not found["in_reuse_window"]:
             # Reuse: the token family may be stolen, so the whole session ends (its tokens cascade).
-            await conn.execute("delete from auth.sessions where id = %s", [session_id])
+            await session_rows.delete(conn, session_id)
             raise CommitThen(bad_request(codes.REFRESH_TOKEN_ALREADY_USED, "Invalid Refresh Token: Already Used"))
     if issued is None:
         issued = new_refresh_token()
@@ -182,8 +170,8 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
                 " user_agent = %(ua)s, ip = %(ip)s::inet, not_after = {} where s.id = %(sid)s").format(not_after),
         {"ua": request.headers.get("user-agent"), "ip": client_inet(request), "sid": session_id,
          **sessions.lifetime_params(ctx.settings)})
-    return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id),
-                          await session_aal(conn, session_id))
+    return token_response(ctx, user, session_id, issued, await mfa_amr_claims.of_session(conn, session_id),
+                          await session_rows.aal(conn, session_id))
 
 
 async def swap_refresh_token(conn: AsyncConnection, session_id: uuid.UUID, user_id: uuid.UUID) -> str:

@@ -16,10 +16,11 @@ from server.auth.authn import SignedIn, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, forbidden, unprocessable
 from server.auth.http import json_response, read_body
+from server.auth.models import identities as identity_rows
 from server.auth.models import one_time_tokens
+from server.auth.models import sessions as session_rows
 from server.auth.models.users import DUPLICATE_EMAIL, UserRow, email_identity_data, user_json, written_user
 from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import session_aal
 from server.caller import Caller
 
 
@@ -76,8 +77,7 @@ async def update_user(svc: AuthService, request: Request, caller: Caller) -> Res
                                [new_hash, user_id])
             # A new password ends every other session of the user (GoTrue's UpdatePassword).
             await sessions.end_reason(conn, "password_changed")
-            await conn.execute("delete from auth.sessions where user_id = %s and id is distinct from %s",
-                               [user_id, current.session_id])
+            await session_rows.delete_others(conn, user_id, current.session_id)
         if email and email != (current.user["email"] or "").lower():
             await _change_email(svc, conn, current, email, redirect_to, challenge=challenge)
         if phone and (new_phone := await phone_auth.check_new_phone(conn, current.user, phone)):
@@ -96,7 +96,7 @@ async def _guarded(conn: AsyncConnection, caller: Caller, password: str | None, 
     guarded = (bool(password) or (bool(email) and email != (user["email"] or "").lower())
                or (bool(phone) and phone != (user["phone"] or "")))
     if guarded and any(f.get("status") == "verified" for f in user["factors"]):
-        aal = "aal1" if signed.session_id is None else await session_aal(conn, signed.session_id)
+        aal = "aal1" if signed.session_id is None else await session_rows.aal(conn, signed.session_id)
         if aal != "aal2":
             raise AuthError(401, codes.INSUFFICIENT_AAL,
                             "AAL2 session is required to update email or password when MFA is enabled.")
@@ -135,11 +135,7 @@ async def apply_email_change(conn: AsyncConnection, user: UserRow, email: str) -
         "   from jsonb_array_elements_text(coalesce(raw_app_meta_data->'providers', '[]') || '[\"email\"]') p)),"
         " updated_at = now() where id = %s", [email, user_id])
     identity = email_identity_data(user_id, email, {}, True)
-    await conn.execute(
-        "insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at)"
-        " values (%s, %s, %s, 'email', now(), now()) on conflict (provider_id, provider)"
-        " do update set identity_data = auth.identities.identity_data || excluded.identity_data, updated_at = now()",
-        [str(user_id), user_id, Jsonb(identity)])
+    await identity_rows.upsert_email(conn, user_id, identity)
     await conn.execute("update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb)"
                        " || jsonb_build_object('email', %s::text) where id = %s and raw_user_meta_data ? 'email'",
                        [email, user_id])

@@ -23,6 +23,8 @@ import uuid
 
 from psycopg import AsyncConnection, sql
 
+from server.auth.models import one_time_tokens
+
 # Wrong tries a code, nonce or MFA challenge survives minus one: the fifth wrong try ends it.
 # GoTrue's own bound on recovery codes (GOTRUE_MFA_RECOVERY_CODES_MAX_VERIFY_ATTEMPTS) is 5.
 MAX_WRONG_CODES = 5
@@ -80,4 +82,4 @@ async def _delete_code(conn: AsyncConnection, user_id: uuid.UUID, column: str) -
     and the per-user sending frequency still applies)."""
     await conn.execute(sql.SQL("update auth.users set {col} = '' where id = %s").format(col=sql.Identifier(column)),
                        [user_id])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = %s", [user_id, column])
+    await one_time_tokens.delete_kind(conn, user_id, column)

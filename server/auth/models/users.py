@@ -324,3 +324,13 @@ async def clear_phone(conn: AsyncConnection, user_id: uuid.UUID) -> None:
     await conn.execute("update auth.users set phone = null, phone_confirmed_at = null, updated_at = now()"
                        " where id = %s", [user_id])
 
+
+async def exists(conn: AsyncConnection, user_id: uuid.UUID) -> bool:
+    cur = await conn.execute("select 1 from auth.users where id = %s", [user_id])
+    return await cur.fetchone() is not None
+
+
+async def lock(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """The user's row locked (for no key update), which orders concurrent changes to what the user owns."""
+    await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
+
