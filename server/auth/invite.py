@@ -22,7 +22,7 @@ from server.auth import mail, metadata, passwords
 from server.auth.db import in_transaction
 from server.auth.errors import unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.models import one_time_tokens
+from server.auth.models import one_time_tokens, users
 from server.auth.models.users import DUPLICATE_EMAIL, UserRow, create_user, user_by_email, user_json, written_user
 from server.auth.service import AuthService, validate_email
 
@@ -32,8 +32,8 @@ async def send_invite(svc: AuthService, conn: AsyncConnection, user_id: Any, ema
     await svc.limiter.check_email()
     otp = mail.new_otp()
     hashed = mail.token_hash(email, otp)
-    await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now(), invited_at = now()"
-                       " where id = %s", [hashed, user_id])
+    await users.set_code(conn, user_id, "confirmation_token", "confirmation_sent_at", hashed)
+    await users.mark_invited(conn, user_id)
     await one_time_tokens.save(conn, user_id, "confirmation_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="invite", otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, "invite", redirect_to), user_id=user_id)
@@ -70,5 +70,4 @@ async def accept(conn: AsyncConnection, user: UserRow) -> None:
     if user["invited_at"] is None or user["encrypted_password"]:
         return
     password_hash = await passwords.hash_password(secrets.token_urlsafe(48))
-    await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
-                       [password_hash, user["id"]])
+    await users.set_password(conn, user["id"], password_hash)

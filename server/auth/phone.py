@@ -14,7 +14,6 @@ import uuid
 from typing import Any
 
 from psycopg import AsyncConnection
-from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -25,6 +24,7 @@ from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import Body, json_response
 from server.auth.identities import claims_map
 from server.auth.models import identities as identity_rows
+from server.auth.models import users
 from server.auth.models.users import (
     UserRow,
     create_user,
@@ -69,7 +69,7 @@ async def _create_user(conn: AsyncConnection, phone: str, password_hash: str | N
                                 app_meta={"provider": PROVIDER, "providers": [PROVIDER]})
     identity = {**data, **claims_map({"sub": str(user_id)})}  # the claims win over the caller's data
     await identity_rows.create(conn, user_id, PROVIDER, identity)
-    await conn.execute("update auth.users set raw_user_meta_data = %s where id = %s", [Jsonb(identity), user_id])
+    await users.set_user_metadata(conn, user_id, identity)
     return user_id
 
 
@@ -248,9 +248,7 @@ async def check_new_phone(conn: AsyncConnection, user: UserRow, raw_phone: str) 
     phone = validate_phone(raw_phone)
     if phone == (user["phone"] or ""):
         return None
-    cur = await conn.execute("select 1 from auth.users where phone = %s and id <> %s and not is_sso_user",
-                             [phone, user["id"]])
-    if await cur.fetchone() is not None:
+    if await users.phone_taken(conn, phone, besides=user["id"]):
         raise unprocessable(codes.PHONE_EXISTS, DUPLICATE_PHONE)
     return phone
 
@@ -261,7 +259,7 @@ async def change_phone(svc: AuthService, conn: AsyncConnection, request: Request
     change applied at once."""
     check_channel(svc.ctx.settings, channel)
     if svc.ctx.settings.sms_autoconfirm:
-        await conn.execute("update auth.users set phone_change = %s where id = %s", [phone, user["id"]])
+        await users.set_phone_change(conn, user["id"], phone)
         await phone_codes.apply_phone_change(conn, user, phone)
         await phone_codes.became_permanent(conn, user["id"])
         return

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hmac
 import uuid
 
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection
 from starlette.requests import Request
 
 from server.auth import mail, sms
@@ -42,19 +42,16 @@ async def send_code(svc: AuthService, conn: AsyncConnection, request: Request | 
     await svc.limiter.check_sms_frequency(conn, user["id"], sent_column)
     code = await sms.send_otp(svc, conn, phone=phone, kind=otp_type, user=user, request=request)
     hashed = mail.token_hash(phone, code)
-    await conn.execute(
-        sql.SQL("update auth.users set {token} = %s, {sent} = now(),"
-                " phone_change = case when %s then %s else phone_change end where id = %s").format(
-            token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
-        [hashed, otp_type == "phone_change", phone, user["id"]])
+    await users.set_code(conn, user["id"], token_column, sent_column, hashed)
+    if otp_type == "phone_change":
+        await users.set_phone_change(conn, user["id"], phone)
     await one_time_tokens.save(conn, user["id"], token_column, hashed, phone)
     return "test-otp" if sms.test_otp(svc.ctx.settings, phone) is not None else ""
 
 
 async def confirm_phone(conn: AsyncConnection, user_id: uuid.UUID) -> None:
     """GoTrue's ConfirmPhone: confirmed now, the code spent (and every other pending code)."""
-    await conn.execute("update auth.users set phone_confirmed_at = now(), confirmation_token = '', updated_at = now()"
-                       " where id = %s", [user_id])
+    await users.confirm_phone(conn, user_id)
     await one_time_tokens.delete_of_user(conn, user_id)
 
 
@@ -65,12 +62,7 @@ async def code_matches(settings: Settings, conn: AsyncConnection, user: UserRow,
     if fixed is not None and hmac.compare_digest(token.encode(), fixed.encode()):
         return True
     token_column, sent_column = OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"]
-    cur = await conn.execute(
-        sql.SQL("select coalesce({token}, ''), coalesce({sent} + make_interval(secs => %s) >= now(), false)"
-                " from auth.users where id = %s").format(
-            token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
-        [settings.sms_otp_exp, user["id"]])
-    row = await cur.fetchone()
+    row = await users.fresh_code(conn, user["id"], token_column, sent_column, settings.sms_otp_exp)
     if row is None:
         return False
     stored, fresh = row
@@ -85,9 +77,7 @@ async def apply_phone_change(conn: AsyncConnection, user: UserRow, phone: str) -
     user_id = user["id"]
     if not await identity_rows.set_phone(conn, user_id, phone):
         await identity_rows.create(conn, user_id, PROVIDER, claims_map({"sub": str(user_id), "phone": phone, "phone_verified": True}))
-    await conn.execute(
-        "update auth.users set phone = %s, phone_change = '', phone_change_token = '', phone_confirmed_at = now(),"
-        " updated_at = now() where id = %s", [phone, user_id])
+    await users.apply_phone_change(conn, user_id, phone)
     await one_time_tokens.delete_of_user(conn, user_id)
 
 

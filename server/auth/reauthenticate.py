@@ -23,7 +23,7 @@ from server.auth.authn import SignedIn, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response
-from server.auth.models import one_time_tokens
+from server.auth.models import one_time_tokens, users
 from server.auth.models import sessions as session_rows
 from server.auth.models.users import UserRow
 from server.auth.service import AuthService
@@ -55,8 +55,7 @@ async def reauthenticate(svc: AuthService, request: Request, caller: Caller) -> 
         await svc.limiter.check_mail_frequency(conn, user["id"], "reauthentication_sent_at")
         code = mail.new_otp()
         hashed = mail.token_hash(email, code)
-        await conn.execute("update auth.users set reauthentication_token = %s, reauthentication_sent_at = now()"
-                           " where id = %s", [hashed, user["id"]])
+        await users.set_code(conn, user["id"], "reauthentication_token", "reauthentication_sent_at", hashed)
         await one_time_tokens.save(conn, user["id"], TOKEN_TYPE, hashed, email)
         await mail.send(ctx, conn, to=email, kind="reauthentication", otp=code, link="", user_id=user["id"])
         return {}
@@ -82,14 +81,11 @@ async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, n
     the codes sent there do."""
     address = user["email"] or user["phone"]
     expiry = mail.OTP_EXPIRY_SECONDS if user["email"] else svc.ctx.settings.sms_otp_exp
-    await conn.execute("select 1 from auth.users where id = %s for update", [user["id"]])
+    await users.lock_for_update(conn, user["id"])
     # Counted before the comparison, and kept (CommitThen): the nonce dies at its
     # MAX_WRONG_CODES-th wrong try (server.auth.wrong_codes).
     comparable = await wrong_codes.take_try(conn, user["id"], TOKEN_TYPE)
-    cur = await conn.execute(
-        "select reauthentication_token, reauthentication_sent_at + make_interval(secs => %s) > now()"
-        " from auth.users where id = %s", [expiry, user["id"]])
-    stored, live = await cur.fetchone() or ("", None)
+    stored, live = await users.reauthentication_nonce(conn, user["id"], expiry)
     if not stored or live is None:
         raise CommitThen(unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE))
     if not address:
@@ -98,6 +94,5 @@ async def _spend_nonce(svc: AuthService, conn: AsyncConnection, user: UserRow, n
         await wrong_codes.wrong_try(conn, user["id"], TOKEN_TYPE)
         raise CommitThen(unprocessable(codes.REAUTHENTICATION_NOT_VALID, INVALID_NONCE))
     await wrong_codes.right_try(conn, user["id"], (TOKEN_TYPE,))
-    await conn.execute("update auth.users set reauthentication_token = '', reauthentication_sent_at = null"
-                       " where id = %s", [user["id"]])
+    await users.clear_reauthentication_nonce(conn, user["id"])
     await one_time_tokens.delete_kind(conn, user["id"], TOKEN_TYPE)

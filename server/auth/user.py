@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from psycopg import AsyncConnection
-from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -17,7 +16,7 @@ from server.auth.db import in_transaction
 from server.auth.errors import AuthError, forbidden, unprocessable
 from server.auth.http import json_response, read_body
 from server.auth.models import identities as identity_rows
-from server.auth.models import one_time_tokens
+from server.auth.models import one_time_tokens, users
 from server.auth.models import sessions as session_rows
 from server.auth.models.users import DUPLICATE_EMAIL, UserRow, email_identity_data, user_json, written_user
 from server.auth.service import AuthService, validate_email
@@ -70,11 +69,9 @@ async def update_user(svc: AuthService, request: Request, caller: Caller) -> Res
         if data is not None:
             merged = merge_metadata(current.user["raw_user_meta_data"], data)
             metadata.check_merged("user_metadata", current.user["raw_user_meta_data"], merged)
-            await conn.execute("update auth.users set raw_user_meta_data = %s, updated_at = now() where id = %s",
-                               [Jsonb(merged), user_id])
+            await users.update_user_metadata(conn, user_id, merged)
         if new_hash is not None:
-            await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
-                               [new_hash, user_id])
+            await users.set_password(conn, user_id, new_hash)
             # A new password ends every other session of the user (GoTrue's UpdatePassword).
             await sessions.end_reason(conn, "password_changed")
             await session_rows.delete_others(conn, user_id, current.session_id)
@@ -105,9 +102,7 @@ async def _guarded(conn: AsyncConnection, caller: Caller, password: str | None, 
 
 async def _change_email(svc: AuthService, conn: AsyncConnection, signed: SignedIn, email: str, redirect_to: str,
                         *, challenge: pkce.Challenge | None = None) -> None:
-    cur = await conn.execute("select 1 from auth.users where lower(email) = %s and id <> %s and not is_sso_user",
-                             [email, signed.user["id"]])
-    if await cur.fetchone() is not None:
+    if await users.email_held(conn, email, besides=signed.user["id"]):
         raise unprocessable(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
     if svc.ctx.settings.mailer_autoconfirm or signed.user["is_anonymous"]:
         await apply_email_change(conn, signed.user, email)
@@ -117,8 +112,8 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, signed: SignedI
                               auth_method="email_change", provider_type="email_change")
     otp = mail.new_otp()
     hashed = prefix + mail.token_hash(email, otp)
-    await conn.execute("update auth.users set email_change = %s, email_change_token_new = %s,"
-                       " email_change_sent_at = now() where id = %s", [email, hashed, signed.user["id"]])
+    await users.set_email_change(conn, signed.user["id"], email)
+    await users.set_code(conn, signed.user["id"], "email_change_token_new", "email_change_sent_at", hashed)
     await one_time_tokens.save(conn, signed.user["id"], "email_change_token_new", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to), user_id=signed.user["id"])
@@ -127,15 +122,7 @@ async def _change_email(svc: AuthService, conn: AsyncConnection, signed: SignedI
 async def apply_email_change(conn: AsyncConnection, user: UserRow, email: str) -> None:
     """Set the new address (confirmed), its identity and providers; an anonymous user becomes permanent."""
     user_id = user["id"]
-    await conn.execute(
-        "update auth.users set email = %s, email_change = '', email_change_token_new = '', email_change_sent_at = null,"
-        " email_confirmed_at = coalesce(email_confirmed_at, now()), is_anonymous = false,"
-        " raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || jsonb_build_object('provider',"
-        "   coalesce(raw_app_meta_data->>'provider', 'email'), 'providers', (select coalesce(jsonb_agg(distinct p), '[\"email\"]')"
-        "   from jsonb_array_elements_text(coalesce(raw_app_meta_data->'providers', '[]') || '[\"email\"]') p)),"
-        " updated_at = now() where id = %s", [email, user_id])
+    await users.apply_email_change(conn, user_id, email)
     identity = email_identity_data(user_id, email, {}, True)
     await identity_rows.upsert_email(conn, user_id, identity)
-    await conn.execute("update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb)"
-                       " || jsonb_build_object('email', %s::text) where id = %s and raw_user_meta_data ? 'email'",
-                       [email, user_id])
+    await users.sync_metadata_email(conn, user_id, email)

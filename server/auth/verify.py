@@ -19,9 +19,8 @@ from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.models import one_time_tokens
+from server.auth.models import one_time_tokens, users
 from server.auth.models.users import (
-    AUDIENCE,
     UserRow,
     confirm_email,
     create_user,
@@ -52,8 +51,7 @@ async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, 
     await svc.limiter.check_mail_frequency(conn, user["id"], "recovery_sent_at")
     otp = mail.new_otp()
     hashed = prefix + mail.token_hash(email, otp)
-    await conn.execute("update auth.users set recovery_token = %s, recovery_sent_at = now() where id = %s",
-                       [hashed, user["id"]])
+    await users.set_code(conn, user["id"], "recovery_token", "recovery_sent_at", hashed)
     await one_time_tokens.save(conn, user["id"], "recovery_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind=kind, otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, kind, redirect_to), user_id=user["id"])
@@ -158,8 +156,7 @@ async def resend(svc: AuthService, request: Request) -> Response:
                                       provider_type="email_change")
             code = mail.new_otp()
             hashed = prefix + mail.token_hash(email, code)
-            await conn.execute("update auth.users set email_change_token_new = %s, email_change_sent_at = now()"
-                               " where id = %s", [hashed, user["id"]])
+            await users.set_code(conn, user["id"], "email_change_token_new", "email_change_sent_at", hashed)
             await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=code,
                             link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to), user_id=user["id"])
 
@@ -171,15 +168,7 @@ async def _take_tries(conn: AsyncConnection, kind: str, email: str) -> list[uuid
     """A typed code names its user by address: count the try at each of their pending codes of
     `kind` (server.auth.wrong_codes) before any is compared; the users, locked. An e-mail
     change's code names the new address, which more than one user may be moving to."""
-    if kind == "email_change":
-        where = sql.SQL("lower(email_change) = %s")
-        params: list[Any] = [email]
-    else:  # user_by_email's condition
-        where = sql.SQL("lower(email) = %s and aud = %s and not is_sso_user")
-        params = [email, AUDIENCE]
-    cur = await conn.execute(
-        sql.SQL("select id from auth.users where {} order by id for no key update").format(where), params)
-    user_ids = [row[0] for row in await cur.fetchall()]
+    user_ids = await users.lock_by_email(conn, email, changing_to=kind == "email_change")
     for user_id in user_ids:
         for column in _COLUMNS[kind]:
             await wrong_codes.take_try(conn, user_id, column)  # a code past its bound is deleted here
@@ -232,8 +221,7 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str | l
                 raise forbidden(codes.OTP_EXPIRED, EXPIRED)
             await apply_email_change(conn, user, new_email)
         else:
-            await conn.execute("update auth.users set recovery_token = case when recovery_token = any(%s) then ''"
-                               " else recovery_token end where id = %s", [hashes, user_id])
+            await users.spend_recovery_token(conn, user_id, hashes)
             if kind in ("signup", "invite"):
                 await invite.accept(conn, user)
             await confirm_email(conn, user_id)  # spends every pending code, this one included

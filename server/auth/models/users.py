@@ -251,12 +251,6 @@ async def confirm_email(conn: AsyncConnection, user_id: uuid.UUID) -> None:
     await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
 
 
-async def set_confirmation_token(conn: AsyncConnection, user_id: Any, hashed: str) -> None:
-    """The hash of the confirmation code just sent, and when it was sent."""
-    await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now() where id = %s",
-                       [hashed, user_id])
-
-
 async def update_providers(conn: AsyncConnection, user_id: uuid.UUID) -> None:
     """UpdateAppMetaDataProviders: providers in the order of the user's identities; provider the first."""
     await conn.execute(
@@ -333,4 +327,210 @@ async def exists(conn: AsyncConnection, user_id: uuid.UUID) -> bool:
 async def lock(conn: AsyncConnection, user_id: uuid.UUID) -> None:
     """The user's row locked (for no key update), which orders concurrent changes to what the user owns."""
     await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
+
+
+async def set_code(conn: AsyncConnection, user_id: Any, token_column: str, sent_column: str, hashed: str) -> None:
+    """The hash of a code just sent kept in `token_column`, and when it was sent in `sent_column`."""
+    await conn.execute(sql.SQL("update auth.users set {} = %s, {} = now() where id = %s").format(
+        sql.Identifier(token_column), sql.Identifier(sent_column)), [hashed, user_id])
+
+
+async def clear_code(conn: AsyncConnection, user_id: uuid.UUID, token_column: str) -> None:
+    """The pending code of `token_column` gone (its send time stays)."""
+    await conn.execute(sql.SQL("update auth.users set {} = '' where id = %s").format(sql.Identifier(token_column)),
+                       [user_id])
+
+
+async def fresh_code(conn: AsyncConnection, user_id: uuid.UUID, token_column: str, sent_column: str,
+                     lifetime: float) -> tuple[str, bool] | None:
+    """The kept hash of `token_column` ('' when none) and whether it was sent within `lifetime` seconds."""
+    cur = await conn.execute(
+        sql.SQL("select coalesce({token}, ''), coalesce({sent} + make_interval(secs => %s) >= now(), false)"
+                " from auth.users where id = %s").format(
+            token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
+        [lifetime, user_id])
+    row = await cur.fetchone()
+    return (str(row[0]), bool(row[1])) if row is not None else None
+
+
+async def reauthentication_nonce(conn: AsyncConnection, user_id: uuid.UUID, lifetime: float) -> tuple[str, bool | None]:
+    """The kept reauthentication nonce hash, and whether it is younger than `lifetime` seconds
+    (None when none was ever sent)."""
+    cur = await conn.execute(
+        "select reauthentication_token, reauthentication_sent_at + make_interval(secs => %s) > now()"
+        " from auth.users where id = %s", [lifetime, user_id])
+    row = await cur.fetchone()
+    return (row[0], row[1]) if row is not None else ("", None)
+
+
+async def clear_reauthentication_nonce(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    await conn.execute("update auth.users set reauthentication_token = '', reauthentication_sent_at = null"
+                       " where id = %s", [user_id])
+
+
+async def spend_recovery_token(conn: AsyncConnection, user_id: uuid.UUID, hashes: list[str]) -> None:
+    """The recovery code goes when it is one of `hashes` (the code just verified)."""
+    await conn.execute("update auth.users set recovery_token = case when recovery_token = any(%s) then ''"
+                       " else recovery_token end where id = %s", [hashes, user_id])
+
+
+async def seconds_until_resend(conn: AsyncConnection, user_id: Any, sent_column: str, interval: float) -> int | None:
+    """Seconds left (truncated) before `interval` seconds have passed since the send time in
+    `sent_column`; None once they have."""
+    cur = await conn.execute(
+        sql.SQL("select floor(extract(epoch from {sent} + make_interval(secs => %s) - now())) from auth.users"
+                " where id = %s and {sent} + make_interval(secs => %s) >= now()").format(
+            sent=sql.Identifier(sent_column)),
+        [interval, user_id, interval])
+    row = await cur.fetchone()
+    return int(row[0]) if row is not None else None
+
+
+async def lock_for_update(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """The user's row locked for update (no other writer until the transaction ends)."""
+    await conn.execute("select 1 from auth.users where id = %s for update", [user_id])
+
+
+async def lock_by_email(conn: AsyncConnection, email: str, *, changing_to: bool = False) -> list[uuid.UUID]:
+    """The users of this address (lower-case; as user_by_email finds them), or with `changing_to`
+    those changing their address to it, locked in id order."""
+    if changing_to:
+        where = sql.SQL("lower(email_change) = %s")
+        params: list[Any] = [email]
+    else:
+        where = sql.SQL("lower(email) = %s and aud = %s and not is_sso_user")
+        params = [email, AUDIENCE]
+    cur = await conn.execute(
+        sql.SQL("select id from auth.users where {} order by id for no key update").format(where), params)
+    return [row[0] for row in await cur.fetchall()]
+
+
+async def set_password(conn: AsyncConnection, user_id: uuid.UUID, password_hash: str) -> None:
+    await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
+                       [password_hash, user_id])
+
+
+async def update_user_metadata(conn: AsyncConnection, user_id: uuid.UUID, data: dict[str, Any]) -> None:
+    """The user's metadata replaced by `data`, as an update of the user."""
+    await conn.execute("update auth.users set raw_user_meta_data = %s, updated_at = now() where id = %s",
+                       [Jsonb(data), user_id])
+
+
+async def update_metadata_column(conn: AsyncConnection, user_id: uuid.UUID, column: str, data: dict[str, Any]) -> None:
+    """raw_user_meta_data or raw_app_meta_data replaced by `data`."""
+    await conn.execute(sql.SQL("update auth.users set {} = %s, updated_at = now() where id = %s").format(
+        sql.Identifier(column)), [Jsonb(data), user_id])
+
+
+async def mark_invited(conn: AsyncConnection, user_id: Any) -> None:
+    await conn.execute("update auth.users set invited_at = now() where id = %s", [user_id])
+
+
+async def set_email(conn: AsyncConnection, user_id: uuid.UUID, email: str) -> None:
+    await conn.execute("update auth.users set email = %s, updated_at = now() where id = %s", [email, user_id])
+
+
+async def set_email_change(conn: AsyncConnection, user_id: uuid.UUID, email: str) -> None:
+    """The address the user is changing to."""
+    await conn.execute("update auth.users set email_change = %s where id = %s", [email, user_id])
+
+
+async def email_held(conn: AsyncConnection, email: str, *, besides: uuid.UUID) -> bool:
+    """Another non-SSO user, of any audience, has this address (lower-case)."""
+    cur = await conn.execute("select 1 from auth.users where lower(email) = %s and id <> %s and not is_sso_user",
+                             [email, besides])
+    return await cur.fetchone() is not None
+
+
+async def apply_email_change(conn: AsyncConnection, user_id: uuid.UUID, email: str) -> None:
+    """The new address, confirmed; the pending change gone; no longer anonymous; `email` among
+    the providers; the metadata's address (when it has one) follows."""
+    await conn.execute(
+        "update auth.users set email = %s, email_change = '', email_change_token_new = '', email_change_sent_at = null,"
+        " email_confirmed_at = coalesce(email_confirmed_at, now()), is_anonymous = false,"
+        " raw_app_meta_data = coalesce(raw_app_meta_data, '{}'::jsonb) || jsonb_build_object('provider',"
+        "   coalesce(raw_app_meta_data->>'provider', 'email'), 'providers', (select coalesce(jsonb_agg(distinct p), '[\"email\"]')"
+        "   from jsonb_array_elements_text(coalesce(raw_app_meta_data->'providers', '[]') || '[\"email\"]') p)),"
+        " updated_at = now() where id = %s", [email, user_id])
+
+
+async def sync_metadata_email(conn: AsyncConnection, user_id: uuid.UUID, email: str) -> None:
+    """The metadata's `email`, when it has one, becomes `email`."""
+    await conn.execute("update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb)"
+                       " || jsonb_build_object('email', %s::text) where id = %s and raw_user_meta_data ? 'email'",
+                       [email, user_id])
+
+
+async def phone_taken(conn: AsyncConnection, phone: str, *, besides: uuid.UUID) -> bool:
+    """Another non-SSO user has this number."""
+    cur = await conn.execute("select 1 from auth.users where phone = %s and id <> %s and not is_sso_user",
+                             [phone, besides])
+    return await cur.fetchone() is not None
+
+
+async def set_phone_change(conn: AsyncConnection, user_id: uuid.UUID, phone: str) -> None:
+    """The number the user is changing to."""
+    await conn.execute("update auth.users set phone_change = %s where id = %s", [phone, user_id])
+
+
+async def confirm_phone(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """The number confirmed now, its code spent."""
+    await conn.execute("update auth.users set phone_confirmed_at = now(), confirmation_token = '', updated_at = now()"
+                       " where id = %s", [user_id])
+
+
+async def apply_phone_change(conn: AsyncConnection, user_id: uuid.UUID, phone: str) -> None:
+    """The new number, confirmed; the pending change and its code gone."""
+    await conn.execute(
+        "update auth.users set phone = %s, phone_change = '', phone_change_token = '', phone_confirmed_at = now(),"
+        " updated_at = now() where id = %s", [phone, user_id])
+
+
+async def ban(conn: AsyncConnection, user_id: uuid.UUID, duration: Any) -> None:
+    """Banned for `duration` from now (a zero or negative one lifts the ban)."""
+    await conn.execute("update auth.users set banned_until = now() + %s, updated_at = now() where id = %s",
+                       [duration, user_id])
+
+
+async def set_role(conn: AsyncConnection, user_id: uuid.UUID, role: str) -> None:
+    await conn.execute("update auth.users set role = %s, updated_at = now() where id = %s", [role, user_id])
+
+
+async def soft_delete(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    """The row kept, emptied of addresses, password and metadata, and marked deleted."""
+    await conn.execute(
+        "update auth.users set deleted_at = now(), email = null, phone = null, encrypted_password = '',"
+        " raw_user_meta_data = '{}', raw_app_meta_data = '{}', updated_at = now() where id = %s", [user_id])
+
+
+async def delete(conn: AsyncConnection, user_id: uuid.UUID) -> None:
+    await conn.execute("delete from auth.users where id = %s", [user_id])
+
+
+async def addresses_and_metadata(conn: AsyncConnection, user_id: Any) -> tuple[str | None, str | None, Any]:
+    """The user's email, email_change and user metadata (empty when there is no such user)."""
+    cur = await conn.execute("select email, email_change, raw_user_meta_data from auth.users where id = %s", [user_id])
+    row = await cur.fetchone()
+    return (row[0], row[1], row[2]) if row is not None else ("", "", {})
+
+
+_MATCHING = sql.SQL("aud = %s and (email ilike %s or %s = '%%')")  # AUDIENCE, then the pattern twice
+
+
+async def count_matching(conn: AsyncConnection, pattern: str) -> int:
+    """The users of this audience whose address matches the ILIKE `pattern` ('%%': all of them)."""
+    cur = await conn.execute(sql.SQL("select count(*) from auth.users where {}").format(_MATCHING),
+                             [AUDIENCE, pattern, pattern])
+    row = await cur.fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+async def page_matching(conn: AsyncConnection, pattern: str, limit: int, offset: int) -> list[UserRow]:
+    """A page of those users, newest first."""
+    where = sql.SQL("u.id in (select id from auth.users where {} order by created_at desc, id limit %s offset %s)").format(
+        _MATCHING)
+    async with conn.cursor(row_factory=dict_row) as cur:
+        await cur.execute(sql.SQL("{} order by u.created_at desc, u.id").format(USER_SELECT.format(where=where)),
+                          [AUDIENCE, pattern, pattern, limit, offset])
+        return cast("list[UserRow]", await cur.fetchall())
 
