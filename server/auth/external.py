@@ -21,19 +21,20 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from server.auth import error_codes as codes
 from server.auth import identities, mail, oidc, oidc_providers, pkce
-from server.auth.authn import bearer_claims, load_caller, require_admin
+from server.auth.authn import bearer_caller, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, go_quote, internal, not_found, unprocessable
 from server.auth.http import json_response, path_uuid, read_body, read_bounded
-from server.auth.service import AuthService, Handler, RouteSpec
+from server.auth.models import flow_state
+from server.auth.models.users import AUDIENCE, UserRow
+from server.auth.service import AuthService, Handler
 from server.auth.session_tokens import issue_session
-from server.auth.user_store import AUDIENCE, UserRow
+from server.core.caller import Caller
 from server.core.config import OAuthProvider, Settings
 from server.core.context import AppContext
 
@@ -181,14 +182,7 @@ async def _load_flow(ctx: AppContext, state: str) -> dict[str, Any]:
     except ValueError:
         raise bad_request(codes.BAD_OAUTH_STATE, "OAuth state parameter is invalid") from None
 
-    async def work(conn: AsyncConnection) -> dict[str, Any] | None:
-        async with conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(
-                "select *, created_at + make_interval(secs => %s) < now() as expired from auth.flow_state"
-                " where id = %s and authentication_method = 'oauth'", [ctx.settings.flow_state_expiry, flow_id])
-            return await cur.fetchone()
-
-    flow = await in_transaction(ctx, work)
+    flow = await in_transaction(ctx, lambda conn: flow_state.oauth_by_id(conn, flow_id, ctx.settings.flow_state_expiry))
     if flow is None:
         raise bad_request(codes.BAD_OAUTH_STATE, "OAuth state not found or expired")
     if flow["expired"]:
@@ -293,16 +287,12 @@ async def _finish(svc: AuthService, request: Request, flow: dict[str, Any], para
         else:
             user = await identities.sign_in(svc, conn, request, data, provider.name)
         if flow["code_challenge"]:
-            cur = await conn.execute(
-                "update auth.flow_state set user_id = %s, provider_access_token = %s, provider_refresh_token = %s,"
-                " auth_code_issued_at = now(), updated_at = now() where id = %s and user_id is null returning auth_code",
-                [user["id"], tokens.access_token, tokens.refresh_token, flow["id"]])
-            row = await cur.fetchone()
-            if row is None:  # another callback with this state got there first
+            auth_code = await flow_state.signed_in(conn, flow["id"], user["id"], tokens.access_token,
+                                                   tokens.refresh_token)
+            if auth_code is None:  # another callback with this state got there first
                 raise bad_request(codes.FLOW_STATE_ALREADY_USED, "State has already been used")
-            return pkce.code_redirect(redirect_to, str(row[0]))
-        deleted = await conn.execute("delete from auth.flow_state where id = %s returning id", [flow["id"]])
-        if await deleted.fetchone() is None:  # the state is single use
+            return pkce.code_redirect(redirect_to, auth_code)
+        if not await flow_state.delete(conn, flow["id"]):  # the state is single use
             raise bad_request(codes.BAD_OAUTH_STATE, "OAuth state not found or expired")
         session = await issue_session(ctx, conn, request, user, "oauth")
         return _token_fragment(redirect_to, session, tokens)
@@ -395,11 +385,11 @@ async def id_token_grant(svc: AuthService, request: Request) -> Response:
         raise _oauth_error("id_token required")
     if not name and (not client_id or not issuer):
         raise _oauth_error("provider or client_id and issuer required")
-    claims_of_caller = None
+    linking: Caller | None = None
     if link:
         if not request.headers.get("authorization"):
             raise _oauth_error("Linking requires a valid user access token in Authorization")
-        claims_of_caller = bearer_claims(ctx, request)
+        linking = bearer_caller(ctx, request)  # GoTrue checks this token in the handler too
     chosen = id_token_provider(ctx.settings, name, issuer, client_id, id_token)
     provider_name, config = chosen.name, chosen.config
     try:
@@ -426,9 +416,9 @@ async def id_token_grant(svc: AuthService, request: Request) -> Response:
             raise _oauth_error("Nonces mismatch", "invalid nonce")
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        if claims_of_caller is not None:
-            caller = await load_caller(ctx, conn, claims_of_caller, lock=True)
-            user = await identities.link(svc, conn, request, caller.user["id"], data, provider_name)
+        if linking is not None:
+            signed = await signed_in(conn, linking, lock=True)
+            user = await identities.link(svc, conn, request, signed.user["id"], data, provider_name)
         else:
             user = await identities.sign_in(svc, conn, request, data, provider_name)
         return await issue_session(ctx, conn, request, user, "oauth")
@@ -448,32 +438,30 @@ def _require_manual_linking(ctx: AppContext) -> None:
         raise not_found(codes.MANUAL_LINKING_DISABLED, "Manual linking is disabled")
 
 
-async def link_identity(svc: AuthService, request: Request) -> Response:
+async def link_identity(svc: AuthService, request: Request, caller: Caller) -> Response:
     """GET /user/identities/authorize: the provider's URL for linking to the signed-in user."""
     ctx = svc.ctx
-    claims = bearer_claims(ctx, request)
     _require_manual_linking(ctx)
-    caller = await in_transaction(ctx, lambda conn: load_caller(ctx, conn, claims))
-    url = await authorization_url(svc, request, caller.user)
+    signed = await in_transaction(ctx, lambda conn: signed_in(conn, caller))
+    url = await authorization_url(svc, request, signed.user)
     if request.query_params.get("skip_http_redirect") == "true":
         return json_response(request, {"url": url})
     return RedirectResponse(url, status_code=302)
 
 
-async def unlink_identity(svc: AuthService, request: Request) -> Response:
+async def unlink_identity(svc: AuthService, request: Request, caller: Caller) -> Response:
     """DELETE /user/identities/{identity_id}."""
     ctx = svc.ctx
-    claims = bearer_claims(ctx, request)
     _require_manual_linking(ctx)
     identity_id = path_uuid(request, "identity_id")
-    audience = claims.get("aud")
+    audience = caller.claims.get("aud")
     first = audience[0] if isinstance(audience, list) and audience else audience
     if first != AUDIENCE:
         raise AuthError(403, codes.UNEXPECTED_AUDIENCE, "Token audience doesn't match request audience")
 
     async def work(conn: AsyncConnection) -> None:
-        caller = await load_caller(ctx, conn, claims, lock=True)
-        await identities.unlink(svc, conn, caller.user, identity_id)
+        signed = await signed_in(conn, caller, lock=True)
+        await identities.unlink(svc, conn, signed.user, identity_id)
 
     await in_transaction(ctx, work, "Database error deleting identity")
     return json_response(request, {})
@@ -486,21 +474,8 @@ async def saml_disabled(svc: AuthService, request: Request) -> Response:
 
 
 async def admin_saml_disabled(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     raise not_found(codes.SAML_PROVIDER_DISABLED, "SAML 2.0 is disabled")
 
 
 # The POST /token grant types this module answers (token.py dispatches to them).
 GRANTS: dict[str, Handler] = {"pkce": pkce.pkce_grant, "id_token": id_token_grant, "web3": web3_grant}
-
-ROUTES: list[RouteSpec] = [
-    ("/authorize", authorize, ["GET"]),
-    ("/callback", callback, ["GET", "POST"]),
-    ("/user/identities/authorize", link_identity, ["GET"]),
-    ("/user/identities/{identity_id}", unlink_identity, ["DELETE"]),
-    ("/sso", saml_disabled, ["POST"]),
-    ("/sso/saml/metadata", saml_disabled, ["GET"]),
-    ("/sso/saml/acs", saml_disabled, ["POST"]),
-    ("/admin/sso/providers", admin_saml_disabled, ["GET", "POST"]),
-    ("/admin/sso/providers/{idp_id}", admin_saml_disabled, ["GET", "PUT", "DELETE"]),
-]

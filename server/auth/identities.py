@@ -13,17 +13,17 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import psycopg
 from psycopg import AsyncConnection
-from psycopg.types.json import Jsonb
 from starlette.requests import Request
 
+from server.auth import email_confirmation, gates, mail
 from server.auth import error_codes as codes
-from server.auth import gates, mail
 from server.auth.errors import bad_request, forbidden, internal, unprocessable
+from server.auth.models import identities as identity_rows
+from server.auth.models import one_time_tokens, users
+from server.auth.models.users import DUPLICATE_EMAIL, UserRow, confirm_email, create_user, written_user
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
-from server.auth.user_store import AUDIENCE, DUPLICATE_EMAIL, UserRow, confirm_email, create_user, written_user
 
 # GoTrue's provider.Claims, in its field order: the claim, and its Go type. structs.Map keeps a
 # field when it is not the zero value, except email_verified and phone_verified (always there).
@@ -105,56 +105,15 @@ def from_keycloak_userinfo(info: dict[str, Any], host: str) -> UserData:
 
 # -- users and identities ---------------------------------------------------------------------
 
-async def create_identity(conn: AsyncConnection, user_id: uuid.UUID, provider: str,
-                          identity_data: dict[str, Any]) -> uuid.UUID:
-    try:
-        async with conn.transaction():
-            cur = await conn.execute(
-                "insert into auth.identities (provider_id, user_id, identity_data, provider, last_sign_in_at,"
-                " created_at, updated_at) values (%s, %s, %s, %s, now(), now(), now()) returning id",
-                [str(identity_data.get("sub", "")), user_id, Jsonb(identity_data), provider])
-            row = await cur.fetchone()
-    except psycopg.IntegrityError:
-        raise internal("Error creating identity") from None
-    assert row is not None
-    return uuid.UUID(str(row[0]))
-
-
-async def identity_by_subject(conn: AsyncConnection, provider: str, sub: str) -> tuple[uuid.UUID, uuid.UUID] | None:
-    """(identity id, user id) of the identity (provider, sub)."""
-    cur = await conn.execute("select id, user_id from auth.identities where provider_id = %s and provider = %s",
-                             [sub, provider])
-    row = await cur.fetchone()
-    return (row[0], row[1]) if row else None
-
-
-async def update_providers(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """UpdateAppMetaDataProviders: providers in the order of the user's identities; provider the first."""
-    await conn.execute(
-        "update auth.users u set raw_app_meta_data = coalesce(u.raw_app_meta_data, '{}'::jsonb)"
-        "   || jsonb_build_object('providers', p.list)"
-        "   || case when jsonb_array_length(p.list) > 0 then jsonb_build_object('provider', p.list->0)"
-        "      else '{}'::jsonb end, updated_at = now()"
-        " from (select coalesce(jsonb_agg(provider order by first_at, provider), '[]'::jsonb) as list from"
-        "       (select provider, min(created_at) as first_at from auth.identities where user_id = %s"
-        "        group by provider) i) p"
-        " where u.id = %s", [user_id, user_id])
-
-
-async def merge_user_metadata(conn: AsyncConnection, user_id: uuid.UUID, data: dict[str, Any]) -> None:
-    await conn.execute("update auth.users set raw_user_meta_data = coalesce(raw_user_meta_data, '{}'::jsonb) || %s,"
-                       " updated_at = now() where id = %s", [Jsonb(data), user_id])
-
-
 async def _remove_unconfirmed_identities(conn: AsyncConnection, user_id: uuid.UUID, identity_id: uuid.UUID,
                                          provider: str, identity_data: dict[str, Any]) -> None:
     """RemoveUnconfirmedIdentities: an unconfirmed user keeps only the identity signing in now,
     so a stranger's earlier unconfirmed sign-up with this address cannot open the account."""
     if provider not in ("email", "phone"):
-        await conn.execute("update auth.users set encrypted_password = null where id = %s", [user_id])
-    await conn.execute("update auth.users set raw_user_meta_data = %s where id = %s", [Jsonb(identity_data), user_id])
-    await conn.execute("delete from auth.identities where user_id = %s and id <> %s", [user_id, identity_id])
-    await update_providers(conn, user_id)
+        await users.forget_password(conn, user_id)
+    await users.set_user_metadata(conn, user_id, identity_data)
+    await identity_rows.delete_others(conn, user_id, identity_id)
+    await users.update_providers(conn, user_id)
 
 
 @dataclass
@@ -178,7 +137,7 @@ async def decide(svc: AuthService, conn: AsyncConnection, data: UserData, provid
     for email in data.emails:
         if email.primary:
             candidate = Email(email.email.lower(), email.verified, True)
-    found = await identity_by_subject(conn, provider, data.subject)
+    found = await identity_rows.by_subject(conn, provider, data.subject)
     if found is not None:
         return Decision("exists", found[1], found[0], candidate)
     if not verified:
@@ -186,12 +145,9 @@ async def decide(svc: AuthService, conn: AsyncConnection, data: UserData, provid
         if candidate.email and await _email_taken(conn, candidate.email):
             candidate.email = ""
         return Decision("create", None, None, candidate)
-    cur = await conn.execute("select distinct user_id from auth.identities where email = any(%s)"
-                             " and provider not like 'sso:%%'", [verified])
-    linking_users = [row[0] for row in await cur.fetchall()]
+    linking_users = await identity_rows.users_with_emails(conn, verified)
     if not linking_users:
-        cur = await conn.execute("select id from auth.users where lower(email) = any(%s) and not is_sso_user", [verified])
-        similar = [row[0] for row in await cur.fetchall()]
+        similar = await users.ids_with_emails(conn, verified)
         if len(similar) == 1:
             return Decision("link", similar[0], None, candidate)
         return Decision("multiple" if similar else "create", None, None, candidate)
@@ -201,11 +157,7 @@ async def decide(svc: AuthService, conn: AsyncConnection, data: UserData, provid
 
 
 async def _email_taken(conn: AsyncConnection, email: str) -> bool:
-    cur = await conn.execute(
-        "select 1 from auth.users where lower(email) = %s and aud = %s and not is_sso_user"
-        " union all select 1 from auth.identities where email = %s and provider not like 'sso:%%' limit 1",
-        [email, AUDIENCE, email])
-    return await cur.fetchone() is not None
+    return await users.email_taken(conn, email) or await identity_rows.email_held(conn, email)
 
 
 async def sign_in(svc: AuthService, conn: AsyncConnection, request: Request, data: UserData,
@@ -223,19 +175,18 @@ async def sign_in(svc: AuthService, conn: AsyncConnection, request: Request, dat
         user_id = await create_user(conn, email=decision.candidate.email or None, password_hash=None,
                                     user_meta=identity_data, app_meta={"provider": provider, "providers": [provider]},
                                     email_identity=False)
-        identity_id = await create_identity(conn, user_id, provider, identity_data)
+        identity_id = await identity_rows.create(conn, user_id, provider, identity_data)
     else:
         assert decision.user_id is not None
         user_id = decision.user_id
         if decision.kind == "link":
-            identity_id = await create_identity(conn, user_id, provider, identity_data)
+            identity_id = await identity_rows.create(conn, user_id, provider, identity_data)
         else:
             assert decision.identity_id is not None
             identity_id = decision.identity_id
-            await conn.execute("update auth.identities set identity_data = %s, last_sign_in_at = now(),"
-                               " updated_at = now() where id = %s", [Jsonb(identity_data), identity_id])
-        await merge_user_metadata(conn, user_id, identity_data)
-        await update_providers(conn, user_id)
+            await identity_rows.signed_in_with(conn, identity_id, identity_data)
+        await users.merge_user_metadata(conn, user_id, identity_data)
+        await users.update_providers(conn, user_id)
     user = await written_user(conn, user_id)
     if user["is_banned"]:
         raise forbidden(codes.USER_BANNED, "User is banned")
@@ -256,19 +207,17 @@ async def sign_in(svc: AuthService, conn: AsyncConnection, request: Request, dat
 
 async def _send_confirmation(svc: AuthService, conn: AsyncConnection, request: Request, user_id: uuid.UUID,
                              email: str) -> None:
-    from server.auth.signup import send_confirmation  # signup imports the token modules this one serves
-
-    await send_confirmation(svc, conn, user_id, email, mail.redirect_target(svc.ctx, None))
+    await email_confirmation.send(svc, conn, user_id, email, mail.redirect_target(svc.ctx, None))
 
 
 async def link(svc: AuthService, conn: AsyncConnection, request: Request, target_id: uuid.UUID, data: UserData,
                provider: str) -> UserRow:
     """linkIdentityToUser: the identity added to the signed-in user (manual linking)."""
-    found = await identity_by_subject(conn, provider, data.subject)
+    found = await identity_rows.by_subject(conn, provider, data.subject)
     if found is not None:
         message = "Identity is already linked" if found[1] == target_id else "Identity is already linked to another user"
         raise unprocessable(codes.IDENTITY_ALREADY_EXISTS, message)
-    await create_identity(conn, target_id, provider, data.metadata)
+    await identity_rows.create(conn, target_id, provider, data.metadata)
     target = await written_user(conn, target_id)
     if not target["email"]:
         if not await update_email_from_identities(svc, conn, target):
@@ -280,40 +229,25 @@ async def link(svc: AuthService, conn: AsyncConnection, request: Request, target
             raise CommitThen(unprocessable(codes.EMAIL_NOT_CONFIRMED, f"Unverified email with {provider}."
                                            f" A confirmation email has been sent to your {provider} email"))
         await confirm_email(conn, target_id)
-        await conn.execute("update auth.users set is_anonymous = false where id = %s", [target_id])
-    await update_providers(conn, target_id)
+        await users.make_permanent(conn, target_id)
+    await users.update_providers(conn, target_id)
     return await written_user(conn, target_id)
 
 
 async def update_email_from_identities(svc: AuthService, conn: AsyncConnection, user: UserRow) -> bool:
     """UpdateUserEmailFromIdentities: the user's e-mail becomes one of its identities' (verified
     ones first) that no other user holds; False when every candidate is taken."""
-    cur = await conn.execute(
-        "select coalesce(email, ''), coalesce((identity_data->>'email_verified')::boolean, false)"
-        " from auth.identities where user_id = %s"
-        " order by case when coalesce(email, '') = '' then 2"
-        "   when coalesce((identity_data->>'email_verified')::boolean, false) then 0 else 1 end, created_at, id",
-        [user["id"]])
-    identities = await cur.fetchall()
+    identities = await identity_rows.emails_of_user(conn, user["id"])
     current = (user["email"] or "").lower()
     if any(email == current for email, _ in identities):
         return True
     for email, verified in identities:
-        taken = await conn.execute("select 1 from auth.users where lower(email) = %s and aud = %s and not is_sso_user"
-                                   " and id <> %s", [email, AUDIENCE, user["id"]])
-        if email and await taken.fetchone() is not None:
+        if email and await users.email_taken(conn, email, besides=user["id"]):
             continue
-        await conn.execute(
-            "update auth.users set email = nullif(%s, ''), confirmation_token = '', confirmation_sent_at = null,"
-            " recovery_token = '', recovery_sent_at = null, email_change = '', email_change_token_current = '',"
-            " email_change_token_new = '', email_change_sent_at = null, email_change_confirm_status = 0,"
-            " phone_change = '', phone_change_token = '', phone_change_sent_at = null, reauthentication_token = '',"
-            " reauthentication_sent_at = null, updated_at = now() where id = %s", [email, user["id"]])
-        await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user["id"]])
+        await users.take_email(conn, user["id"], email)
+        await one_time_tokens.delete_of_user(conn, user["id"])
         if not email or (not verified and not svc.ctx.settings.mailer_autoconfirm):
-            await conn.execute(
-                "update auth.users set email_confirmed_at = null, raw_user_meta_data = coalesce(raw_user_meta_data,"
-                " '{}'::jsonb) || '{\"email_verified\": false}'::jsonb where id = %s", [user["id"]])
+            await users.unconfirm_email(conn, user["id"])
         return True
     return False
 
@@ -325,11 +259,10 @@ async def unlink(svc: AuthService, conn: AsyncConnection, user: UserRow, identit
     target = next((i for i in user["identities"] if str(i.get("identity_id")) == str(identity_id)), None)
     if target is None:
         raise unprocessable(codes.IDENTITY_NOT_FOUND, "Identity doesn't exist")
-    await conn.execute("delete from auth.identities where id = %s and user_id = %s", [identity_id, user["id"]])
+    await identity_rows.delete(conn, identity_id, user["id"])
     if target.get("provider") == "phone":
-        await conn.execute("update auth.users set phone = null, phone_confirmed_at = null, updated_at = now()"
-                           " where id = %s", [user["id"]])
+        await users.clear_phone(conn, user["id"])
     elif not await update_email_from_identities(svc, conn, user):
         raise unprocessable(codes.EMAIL_CONFLICT_IDENTITY_NOT_DELETABLE, "Unable to unlink identity due to email conflict")
-    await update_providers(conn, user["id"])
+    await users.update_providers(conn, user["id"])
 

@@ -17,22 +17,20 @@ import re
 from typing import Any
 
 import orjson
-from psycopg.rows import dict_row
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
 from server.auth.mail import inbox_enabled
-from server.auth.phone import format_phone
-from server.auth.user_store import timestamp
+from server.auth.models import dev_inbox
+from server.auth.models.users import timestamp
+from server.auth.phone_numbers import format_phone
 from server.core.context import AppContext
 
 MAX_LIMIT = 500
 _NUMBER = re.compile(r"[0-9]{1,18}")  # ASCII digits only, and within bigint
 
-_LIST = ("select id, created_at, recipient, subject, kind, otp, link, text_body, html_body from auth.dev_inbox"
-         " where (%(email)s = '' or lower(recipient) = lower(%(email)s)) order by id desc limit %(limit)s")
 
 
 def _message(row: dict[str, Any], full: bool = False) -> dict[str, Any]:
@@ -70,9 +68,8 @@ class Inbox:
         self.ctx = ctx
 
     async def rows(self, email: str, limit: int) -> list[dict[str, Any]]:
-        async with self.ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(_LIST, {"email": email, "limit": limit})
-            return await cur.fetchall()
+        async with self.ctx.admin_pool.connection() as conn:
+            return await dev_inbox.latest(conn, email, limit)
 
     async def messages(self, request: Request) -> Response:
         limit = _limit(request)
@@ -94,16 +91,15 @@ class Inbox:
         raw = request.path_params["message_id"]
         if not _NUMBER.fullmatch(raw):
             return _json({"error": "message not found"}, 404)
-        async with self.ctx.admin_pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute("select * from auth.dev_inbox where id = %s", [int(raw)])
-            row = await cur.fetchone()
+        async with self.ctx.admin_pool.connection() as conn:
+            row = await dev_inbox.by_id(conn, int(raw))
         if row is None:
             return _json({"error": "message not found"}, 404)
         return _json(_message(row, full=True))
 
     async def clear(self, request: Request) -> Response:
         async with self.ctx.admin_pool.connection() as conn:
-            await conn.execute("delete from auth.dev_inbox")
+            await dev_inbox.clear(conn)
             await conn.commit()
         return _json({})
 

@@ -19,12 +19,12 @@ from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import mail, metadata, passwords
-from server.auth.authn import require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.service import AuthService, RouteSpec, validate_email
-from server.auth.user_store import DUPLICATE_EMAIL, UserRow, create_user, save_one_time_token, user_by_email, user_json, written_user
+from server.auth.models import one_time_tokens, users
+from server.auth.models.users import DUPLICATE_EMAIL, UserRow, create_user, user_by_email, user_json, written_user
+from server.auth.service import AuthService, validate_email
 
 
 async def send_invite(svc: AuthService, conn: AsyncConnection, user_id: Any, email: str, redirect_to: str) -> None:
@@ -32,16 +32,15 @@ async def send_invite(svc: AuthService, conn: AsyncConnection, user_id: Any, ema
     await svc.limiter.check_email()
     otp = mail.new_otp()
     hashed = mail.token_hash(email, otp)
-    await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now(), invited_at = now()"
-                       " where id = %s", [hashed, user_id])
-    await save_one_time_token(conn, user_id, "confirmation_token", hashed, email)
+    await users.set_code(conn, user_id, "confirmation_token", "confirmation_sent_at", hashed)
+    await users.mark_invited(conn, user_id)
+    await one_time_tokens.save(conn, user_id, "confirmation_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind="invite", otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, "invite", redirect_to), user_id=user_id)
 
 
 async def invite(svc: AuthService, request: Request) -> Response:
     ctx = svc.ctx
-    require_admin(ctx, request)
     body = await read_body(request)
     data = body.obj("data") or {}
     email = validate_email(body.text("email"))
@@ -71,10 +70,4 @@ async def accept(conn: AsyncConnection, user: UserRow) -> None:
     if user["invited_at"] is None or user["encrypted_password"]:
         return
     password_hash = await passwords.hash_password(secrets.token_urlsafe(48))
-    await conn.execute("update auth.users set encrypted_password = %s, updated_at = now() where id = %s",
-                       [password_hash, user["id"]])
-
-
-ROUTES: list[RouteSpec] = [
-    ("/invite", invite, ["POST"]),
-]
+    await users.set_password(conn, user["id"], password_hash)

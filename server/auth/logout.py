@@ -13,31 +13,31 @@ from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import sessions
-from server.auth.authn import bearer_claims, load_caller
+from server.auth.authn import signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request
+from server.auth.models import sessions as session_rows
 from server.auth.service import AuthService
+from server.core.caller import Caller
 
 SCOPES = ("global", "local", "others")
 
 
-async def logout(svc: AuthService, request: Request) -> Response:
+async def logout(svc: AuthService, request: Request, caller: Caller) -> Response:
     scope = request.query_params.get("scope") or "global"
     if scope not in SCOPES:
         raise bad_request(codes.VALIDATION_FAILED, f'Unsupported logout scope "{scope}"')
-    claims = bearer_claims(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> None:
-        caller = await load_caller(svc.ctx, conn, claims)
-        user_id, session_id = caller.user["id"], caller.session_id
+        signed = await signed_in(conn, caller)
+        user_id, session_id = signed.user["id"], signed.session_id
         await sessions.end_reason(conn, "logout")
         if scope == "local" and session_id is not None:
-            await conn.execute("delete from auth.sessions where id = %s", [session_id])
+            await session_rows.delete(conn, session_id)
         elif scope == "others" and session_id is not None:
-            await conn.execute("delete from auth.sessions where user_id = %s and id is distinct from %s",
-                               [user_id, session_id])
+            await session_rows.delete_others(conn, user_id, session_id)
         else:
-            await conn.execute("delete from auth.sessions where user_id = %s", [user_id])
+            await session_rows.delete_of_user(conn, user_id)
 
     await in_transaction(svc.ctx, work, "Error logging out user")
     return Response(status_code=204)

@@ -28,6 +28,7 @@ from server.auth import error_codes as codes
 from server.auth import mail_templates, redirects
 from server.auth.errors import bad_request
 from server.auth.mail_templates import MailTemplates
+from server.auth.models import dev_inbox, users
 from server.core.config import Settings
 from server.core.context import AppContext
 
@@ -119,9 +120,7 @@ def render(ctx: AppContext, kind: str, data: dict[str, Any]) -> tuple[str, str, 
 async def _template_data(ctx: AppContext, conn: AsyncConnection, user_id: Any, otp: str, link: str) -> dict[str, Any]:
     """GoTrue's template variables: the link's token and redirect, the user's addresses and metadata."""
     query = parse_qs(urlsplit(link).query)
-    cur = await conn.execute("select email, email_change, raw_user_meta_data from auth.users where id = %s", [user_id])
-    row = await cur.fetchone()
-    email, new_email, data = row if row is not None else ("", "", {})
+    email, new_email, data = await users.addresses_and_metadata(conn, user_id)
     return {"SiteURL": site_url(ctx), "ConfirmationURL": link, "Email": email or "", "NewEmail": new_email or "",
             "Token": otp, "TokenHash": query.get("token", [""])[0], "RedirectTo": query.get("redirect_to", [""])[0],
             "Data": data or {}}
@@ -136,9 +135,8 @@ async def send(ctx: AppContext, conn: AsyncConnection, *, to: str, kind: str, ot
     if ctx.settings.smtp_url:
         await anyio.to_thread.run_sync(_smtp_send, ctx.settings.smtp_url, to, subject, text, body)
         return
-    await conn.execute(
-        "insert into auth.dev_inbox (recipient, subject, kind, otp, link, text_body, html_body)"
-        " values (%s, %s, %s, %s, %s, %s, %s)", [to, subject, kind, otp, link, text, body])
+    await dev_inbox.insert(conn, recipient=to, subject=subject, kind=kind, otp=otp, link=link, text_body=text,
+                           html_body=body)
 
 
 def _smtp_send(url: str, to: str, subject: str, text: str, body: str) -> None:

@@ -22,12 +22,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth.authn import bearer_claims, load_caller, require_admin
+from server.auth.authn import signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, not_found, unprocessable
 from server.auth.http import Body, json_response, path_uuid, read_body
@@ -35,26 +34,28 @@ from server.auth.mfa_factor import (
     FACTOR_NOT_FOUND,
     VERIFIED,
     FactorKind,
-    FactorRow,
     MfaCall,
     challenge_id_of,
     check_friendly_name,
     enroll_disabled,
     name_conflict,
     owned_factor,
-    user_factors,
     verify_disabled,
 )
 from server.auth.mfa_json import factor_json
 from server.auth.mfa_phone import PhoneKind
 from server.auth.mfa_totp import TotpKind
 from server.auth.mfa_webauthn import WebAuthnKind
-from server.auth.phone import validate_phone
-from server.auth.service import AuthService, RouteSpec
-from server.auth.session_tokens import session_aal, session_amr, swap_refresh_token, token_response
-from server.auth.user_store import user_by_id, written_user
+from server.auth.models import mfa_amr_claims, mfa_factors
+from server.auth.models import sessions as session_rows
+from server.auth.models.mfa_factors import FactorRow
+from server.auth.models.users import user_by_id, written_user
+from server.auth.phone_numbers import validate_phone
+from server.auth.service import AuthService
+from server.auth.session_tokens import swap_refresh_token, token_response
+from server.core.caller import Caller
 
-__all__ = ["KINDS", "ROUTES", "FactorKind"]
+__all__ = ["KINDS", "FactorKind"]
 
 KINDS: dict[str, FactorKind] = {
     TotpKind.name: TotpKind(),
@@ -84,15 +85,15 @@ async def _body_later(request: Request) -> BodyGetter:
     return lambda: body
 
 
-async def _call(svc: AuthService, request: Request, conn: AsyncConnection, claims: Any) -> MfaCall:
-    """GoTrue's requireAuthentication and requireNotAnonymous, with the session's aal."""
-    caller = await load_caller(svc.ctx, conn, claims)
-    if caller.user["is_banned"]:
+async def _call(svc: AuthService, request: Request, conn: AsyncConnection, caller: Caller) -> MfaCall:
+    """GoTrue's requireAuthentication (its user part) and requireNotAnonymous, with the session's aal."""
+    signed = await signed_in(conn, caller)
+    if signed.user["is_banned"]:
         raise forbidden(codes.USER_BANNED, "User is banned")
-    if claims.get("is_anonymous") is True:
+    if caller.claims.get("is_anonymous") is True:
         raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
-    aal = "aal1" if caller.session_id is None else await session_aal(conn, caller.session_id)
-    return MfaCall(svc, request, conn, caller.user, caller.session_id, aal)
+    aal = "aal1" if signed.session_id is None else await session_rows.aal(conn, signed.session_id)
+    return MfaCall(svc, request, conn, signed.user, signed.session_id, aal)
 
 
 def _kind(factor_type: str) -> FactorKind:
@@ -102,13 +103,12 @@ def _kind(factor_type: str) -> FactorKind:
     return kind
 
 
-async def _with_factor(svc: AuthService, request: Request,
+async def _with_factor(svc: AuthService, request: Request, caller: Caller,
                        work: Callable[[MfaCall, FactorRow], Awaitable[T]], *, rate_bucket: str | None = None) -> T:
     """Run `work` on the caller's factor named by the path, in one transaction."""
-    claims = bearer_claims(svc.ctx, request)
 
     async def run(conn: AsyncConnection) -> T:
-        call = await _call(svc, request, conn, claims)
+        call = await _call(svc, request, conn, caller)
         factor_id = path_uuid(request, "factor_id")
         factor = await owned_factor(conn, call.user["id"], factor_id)
         if rate_bucket is not None:
@@ -127,12 +127,11 @@ def _sessionless(message: str) -> AuthError:
     return forbidden(codes.SESSION_NOT_FOUND, message)
 
 
-async def enroll(svc: AuthService, request: Request) -> Response:
-    claims = bearer_claims(svc.ctx, request)
+async def enroll(svc: AuthService, request: Request, caller: Caller) -> Response:
     body = await _body_later(request)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        call = await _call(svc, request, conn, claims)
+        call = await _call(svc, request, conn, caller)
         if call.session_id is None:
             raise _sessionless("A valid session and a registered user are required to enroll a factor")
         params = body()
@@ -144,7 +143,7 @@ async def enroll(svc: AuthService, request: Request) -> Response:
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def challenge(svc: AuthService, request: Request) -> Response:
+async def challenge(svc: AuthService, request: Request, caller: Caller) -> Response:
     body = await _body_later(request)
 
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
@@ -153,10 +152,10 @@ async def challenge(svc: AuthService, request: Request) -> Response:
             raise verify_disabled(kind, f"mfa_{kind.name}_verify_not_enabled")
         return await kind.challenge(call, factor, body)
 
-    return json_response(request, await _with_factor(svc, request, work, rate_bucket="mfa_challenge"))
+    return json_response(request, await _with_factor(svc, request, caller, work, rate_bucket="mfa_challenge"))
 
 
-async def verify(svc: AuthService, request: Request) -> Response:
+async def verify(svc: AuthService, request: Request, caller: Caller) -> Response:
     body = await _body_later(request)
 
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
@@ -170,41 +169,33 @@ async def verify(svc: AuthService, request: Request) -> Response:
         await kind.verify(call, factor, challenge_id, params)
         return await _verified(call, factor, kind)
 
-    return json_response(request, await _with_factor(svc, request, work, rate_bucket="mfa_verify"))
+    return json_response(request, await _with_factor(svc, request, caller, work, rate_bucket="mfa_verify"))
 
 
 async def _verified(call: MfaCall, factor: FactorRow, kind: FactorKind) -> dict[str, Any]:
     """After a right answer (GoTrue's verify*Factor transaction and updateMFASessionAndClaims)."""
     conn, user_id = call.conn, call.user["id"]
     if factor["status"] != VERIFIED:
-        await conn.execute("update auth.mfa_factors set status = 'verified', updated_at = now() where id = %s",
-                           [factor["id"]])
+        await mfa_factors.verified(conn, factor["id"])
     user = await written_user(conn, user_id)
     if call.session_id is None:
         raise _sessionless("Cannot read SessionId claim as UUID")
     session_id = call.session_id
     # The session may have ended while this verify waited for the factor's lock (another
     # verify ends the user's aal1 sessions): refused, not a 500 on its vanished row.
-    cur = await conn.execute("select 1 from auth.sessions where id = %s for no key update", [session_id])
-    if await cur.fetchone() is None:
+    if not await session_rows.lock(conn, session_id):
         raise forbidden(codes.SESSION_NOT_FOUND, "Session from session_id claim in JWT does not exist")
-    await conn.execute(
-        "insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
-        " values (%s, now(), now(), %s, gen_random_uuid())"
-        " on conflict (session_id, authentication_method) do update set updated_at = now()",
-        [session_id, kind.amr_method])
+    await mfa_amr_claims.add(conn, session_id, kind.amr_method)
     refresh = await swap_refresh_token(conn, session_id, user_id)
-    await conn.execute("update auth.sessions set aal = 'aal2', factor_id = %s, updated_at = now() where id = %s",
-                       [factor["id"], session_id])
-    response = token_response(call.svc.ctx, user, session_id, refresh, await session_amr(conn, session_id), AAL2)
+    await session_rows.raise_to_aal2(conn, session_id, factor["id"])
+    response = token_response(call.svc.ctx, user, session_id, refresh, await mfa_amr_claims.of_session(conn, session_id), AAL2)
     # Sessions that never reached aal2 end: the factor now guards the account.
-    await conn.execute("delete from auth.sessions where user_id = %s and (aal is null or aal < 'aal2')", [user_id])
-    await conn.execute("delete from auth.mfa_factors where user_id = %s and status = 'unverified' and factor_type = %s",
-                       [user_id, factor["factor_type"]])
+    await session_rows.delete_below_aal2(conn, user_id)
+    await mfa_factors.delete_unverified(conn, user_id, factor["factor_type"])
     return response
 
 
-async def unenroll(svc: AuthService, request: Request) -> Response:
+async def unenroll(svc: AuthService, request: Request, caller: Caller) -> Response:
     async def work(call: MfaCall, factor: FactorRow) -> dict[str, Any]:
         if call.session_id is None:
             raise _sessionless("A valid session and factor are required to unenroll a factor")
@@ -213,7 +204,7 @@ async def unenroll(svc: AuthService, request: Request) -> Response:
         await _delete_factor(call.conn, factor)
         return {"id": str(factor["id"])}
 
-    return json_response(request, await _with_factor(svc, request, work))
+    return json_response(request, await _with_factor(svc, request, caller, work))
 
 
 async def _delete_factor(conn: AsyncConnection, factor: FactorRow) -> None:
@@ -221,12 +212,9 @@ async def _delete_factor(conn: AsyncConnection, factor: FactorRow) -> None:
     (GoTrue's DowngradeSessionsToAAL1)."""
     kind = KINDS.get(factor["factor_type"])
     if kind is not None:
-        await conn.execute(
-            "delete from auth.mfa_amr_claims where authentication_method = %s"
-            " and session_id in (select id from auth.sessions where factor_id = %s)", [kind.amr_method, factor["id"]])
-    await conn.execute("update auth.sessions set aal = 'aal1', factor_id = null where user_id = %s and factor_id = %s",
-                       [factor["user_id"], factor["id"]])
-    await conn.execute("delete from auth.mfa_factors where id = %s", [factor["id"]])
+        await mfa_amr_claims.delete_for_factor(conn, kind.amr_method, factor["id"])
+    await session_rows.lower_to_aal1(conn, factor["user_id"], factor["id"])
+    await mfa_factors.delete(conn, factor["id"])
 
 
 # -- admin endpoints ---------------------------------------------------------------------
@@ -247,16 +235,14 @@ async def _admin_factor(conn: AsyncConnection, request: Request) -> FactorRow:
 
 
 async def admin_list(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
-        return [factor_json(f) for f in await user_factors(conn, await _admin_user_id(conn, request))]
+        return [factor_json(f) for f in await mfa_factors.of_user(conn, await _admin_user_id(conn, request))]
 
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
 async def admin_update(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
     body = await _body_later(request)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
@@ -265,18 +251,12 @@ async def admin_update(svc: AuthService, request: Request) -> Response:
         name, phone = params.text("friendly_name"), params.text("phone")
         if name:
             check_friendly_name(name)
-            cur = await conn.execute("select 1 from auth.mfa_factors where user_id = %s and friendly_name = %s and id <> %s",
-                                     [factor["user_id"], name, factor["id"]])
-            if await cur.fetchone() is not None:
+            if await mfa_factors.name_taken(conn, factor["user_id"], name, factor["id"]):
                 raise name_conflict(name)
-            await conn.execute("update auth.mfa_factors set friendly_name = %s, updated_at = now() where id = %s",
-                               [name, factor["id"]])
+            await mfa_factors.rename(conn, factor["id"], name)
         if phone and factor["factor_type"] == "phone":
-            await conn.execute("update auth.mfa_factors set phone = %s, updated_at = now() where id = %s",
-                               [validate_phone(phone), factor["id"]])
-        async with conn.cursor(row_factory=dict_row) as rows:
-            await rows.execute("select * from auth.mfa_factors where id = %s", [factor["id"]])
-            updated = await rows.fetchone()
+            await mfa_factors.set_phone(conn, factor["id"], validate_phone(phone))
+        updated = await mfa_factors.by_id(conn, factor["id"])
         if updated is None:
             raise not_found(codes.MFA_FACTOR_NOT_FOUND, FACTOR_NOT_FOUND)
         return factor_json(updated)
@@ -285,7 +265,6 @@ async def admin_update(svc: AuthService, request: Request) -> Response:
 
 
 async def admin_delete(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         factor = await _admin_factor(conn, request)
@@ -293,14 +272,3 @@ async def admin_delete(svc: AuthService, request: Request) -> Response:
         return factor_json(factor)
 
     return json_response(request, await in_transaction(svc.ctx, work, "Database error deleting factor"))
-
-
-ROUTES: list[RouteSpec] = [
-    ("/factors", enroll, ["POST"]),
-    ("/factors/{factor_id}/challenge", challenge, ["POST"]),
-    ("/factors/{factor_id}/verify", verify, ["POST"]),
-    ("/factors/{factor_id}", unenroll, ["DELETE"]),
-    ("/admin/users/{user_id}/factors", admin_list, ["GET"]),
-    ("/admin/users/{user_id}/factors/{factor_id}", admin_update, ["PUT"]),
-    ("/admin/users/{user_id}/factors/{factor_id}", admin_delete, ["DELETE"]),
-]

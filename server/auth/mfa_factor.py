@@ -13,20 +13,20 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, ClassVar, NoReturn, Protocol, TypedDict, cast
+from typing import Any, ClassVar, NoReturn, Protocol
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
 from starlette.requests import Request
 
 from server.auth import error_codes as codes
 from server.auth.errors import AuthError, forbidden, go_quote, not_found, unprocessable
 from server.auth.http import Body, client_inet
+from server.auth.models import mfa_challenges, mfa_factors, users
+from server.auth.models.mfa_challenges import ChallengeRow
+from server.auth.models.mfa_factors import FactorRow
+from server.auth.models.users import UserRow
 from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen
-from server.auth.user_store import UserRow
 from server.auth.wrong_codes import MAX_WRONG_CODES
 from server.core.config import Settings
 
@@ -40,33 +40,6 @@ MAX_VERIFIED_FACTORS = 10
 # at most about 2.7 kB, and a longer name would fail the insert.
 MAX_FRIENDLY_NAME = 255
 FACTOR_NOT_FOUND = "Factor not found"
-
-
-class FactorRow(TypedDict):
-    id: uuid.UUID
-    user_id: uuid.UUID
-    friendly_name: str | None
-    factor_type: str
-    status: str
-    created_at: datetime
-    updated_at: datetime
-    secret: str | None
-    phone: str | None
-    last_challenged_at: datetime | None
-    web_authn_credential: Any
-    web_authn_aaguid: uuid.UUID | None
-    last_webauthn_challenge_data: Any
-
-
-class ChallengeRow(TypedDict):
-    id: uuid.UUID
-    factor_id: uuid.UUID
-    created_at: datetime
-    verified_at: datetime | None
-    ip_address: str
-    otp_code: str | None
-    web_authn_session_data: Any
-    expired: bool
 
 
 @dataclass
@@ -134,18 +107,10 @@ def verify_disabled(kind: FactorKind, code: str) -> AuthError:
 
 async def owned_factor(conn: AsyncConnection, user_id: uuid.UUID, factor_id: uuid.UUID) -> FactorRow:
     """The user's factor (FindOwnedFactorByID), locked; another user's factor is not found."""
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute("select * from auth.mfa_factors where id = %s and user_id = %s for update", [factor_id, user_id])
-        row = await cur.fetchone()
-    if row is None:
+    factor = await mfa_factors.owned(conn, user_id, factor_id)
+    if factor is None:
         raise not_found(codes.MFA_FACTOR_NOT_FOUND, FACTOR_NOT_FOUND)
-    return cast(FactorRow, row)
-
-
-async def user_factors(conn: AsyncConnection, user_id: uuid.UUID) -> list[FactorRow]:
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute("select * from auth.mfa_factors where user_id = %s order by created_at, id", [user_id])
-        return cast(list[FactorRow], await cur.fetchall())
+    return factor
 
 
 def check_friendly_name(name: str) -> None:
@@ -163,13 +128,10 @@ async def check_new_factor(call: MfaCall, friendly_name: str) -> None:
     the name must be free (even the empty name, as upstream compares them); at most
     mfa_max_enrolled_factors factors; a user with a verified factor enrolls only at aal2."""
     check_friendly_name(friendly_name)
-    await call.conn.execute(
-        "delete from auth.mfa_factors f where f.status <> 'verified'"
-        " and not exists (select 1 from auth.mfa_challenges c where c.factor_id = f.id)"
-        " and f.created_at + make_interval(secs => %s) < now()", [FACTOR_EXPIRY_SECONDS])
+    await mfa_factors.delete_abandoned(call.conn, FACTOR_EXPIRY_SECONDS)
     # The user row is locked so that concurrent enrollments count each other.
-    await call.conn.execute("select 1 from auth.users where id = %s for no key update", [call.user["id"]])
-    factors = await user_factors(call.conn, call.user["id"])
+    await users.lock(call.conn, call.user["id"])
+    factors = await mfa_factors.of_user(call.conn, call.user["id"])
     if any((f["friendly_name"] or "") == friendly_name for f in factors):
         raise name_conflict(friendly_name)
     verified = sum(1 for f in factors if f["status"] == VERIFIED)
@@ -182,14 +144,8 @@ async def check_new_factor(call: MfaCall, friendly_name: str) -> None:
 
 async def insert_factor(call: MfaCall, *, factor_type: str, friendly_name: str, secret: str | None = None,
                         phone: str | None = None) -> FactorRow:
-    async with call.conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(
-            "insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at,"
-            " secret, phone) values (%s, %s, %s, %s, 'unverified', now(), now(), %s, %s) returning *",
-            [uuid.uuid4(), call.user["id"], friendly_name, factor_type, secret, phone])
-        row = await cur.fetchone()
-    assert row is not None
-    return cast(FactorRow, row)
+    return await mfa_factors.insert(call.conn, call.user["id"], factor_type=factor_type, friendly_name=friendly_name,
+                                    secret=secret, phone=phone)
 
 
 # -- challenges ----------------------------------------------------------------------------
@@ -206,17 +162,9 @@ async def insert_challenge(call: MfaCall, factor: FactorRow, *, otp_code: str | 
     """A new challenge (WriteChallengeToDatabase): the factor's last_challenged_at moves;
     answers `{id, type, expires_at}`."""
     challenge_id = uuid.uuid4()
-    cur = await call.conn.execute(
-        "with c as (insert into auth.mfa_challenges (id, factor_id, created_at, ip_address, otp_code,"
-        "   web_authn_session_data) values (%s, %s, now(), %s::inet, %s, %s) returning created_at)"
-        " update auth.mfa_factors set last_challenged_at = (select created_at from c) where id = %s"
-        " returning extract(epoch from (select created_at from c) + make_interval(secs => %s))::bigint",
-        [challenge_id, factor["id"], request_ip(call.request), otp_code,
-         None if web_authn_session_data is None else Jsonb(web_authn_session_data), factor["id"],
-         call.settings.mfa_challenge_expiry])
-    row = await cur.fetchone()
-    assert row is not None
-    return {"id": str(challenge_id), "type": factor["factor_type"], "expires_at": int(row[0])}
+    expires_at = await mfa_challenges.insert(call.conn, challenge_id, factor["id"], request_ip(call.request), otp_code,
+                                             web_authn_session_data, call.settings.mfa_challenge_expiry)
+    return {"id": str(challenge_id), "type": factor["factor_type"], "expires_at": expires_at}
 
 
 def challenge_id_of(body: Body) -> uuid.UUID | None:
@@ -238,19 +186,14 @@ async def find_challenge(call: MfaCall, factor: FactorRow, challenge_id: uuid.UU
     """GoTrue's validateChallenge: the factor's challenge, not yet used, from the same
     address, not expired (an expired one is deleted). The row is locked: two verifies of one
     challenge cannot both pass."""
-    async with call.conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(
-            "select id, factor_id, created_at, verified_at, host(ip_address) as ip_address, otp_code,"
-            " web_authn_session_data, created_at + make_interval(secs => %s) < now() as expired"
-            " from auth.mfa_challenges where id = %s and factor_id = %s for update",
-            [call.settings.mfa_challenge_expiry, challenge_id or uuid.UUID(int=0), factor["id"]])
-        row = cast("ChallengeRow | None", await cur.fetchone())
+    row = await mfa_challenges.of_factor(call.conn, challenge_id or uuid.UUID(int=0), factor["id"],
+                                         call.settings.mfa_challenge_expiry)
     if row is None:
         raise unprocessable(codes.MFA_FACTOR_NOT_FOUND, "MFA factor with the provided challenge ID not found")
     if row["verified_at"] is not None or row["ip_address"] != request_ip(call.request):
         raise unprocessable(codes.MFA_IP_ADDRESS_MISMATCH, "Challenge and verify IP addresses mismatch.")
     if row["expired"]:
-        await call.conn.execute("delete from auth.mfa_challenges where id = %s", [row["id"]])
+        await mfa_challenges.delete(call.conn, row["id"])
         raise CommitThen(unprocessable(
             codes.MFA_CHALLENGE_EXPIRED,
             f"MFA challenge {row['id']} has expired, verify against another challenge or create a new challenge."))
@@ -258,7 +201,7 @@ async def find_challenge(call: MfaCall, factor: FactorRow, challenge_id: uuid.UU
 
 
 async def mark_challenge_verified(call: MfaCall, challenge: ChallengeRow) -> None:
-    await call.conn.execute("update auth.mfa_challenges set verified_at = now() where id = %s", [challenge["id"]])
+    await mfa_challenges.verified(call.conn, challenge["id"])
 
 
 async def wrong_answer(call: MfaCall, challenge: ChallengeRow, error: AuthError) -> NoReturn:
@@ -266,10 +209,6 @@ async def wrong_answer(call: MfaCall, challenge: ChallengeRow, error: AuthError)
     challenge is deleted, whatever the addresses, so that even the right answer then finds no
     challenge and a new one must be asked for. The count is committed, then `error` answered.
     The challenge's row is locked (find_challenge): answers to it are counted one at a time."""
-    cur = await call.conn.execute(
-        "insert into auth.mfa_challenge_failures as f (challenge_id, failures) values (%s, 1)"
-        " on conflict (challenge_id) do update set failures = f.failures + 1 returning failures", [challenge["id"]])
-    row = await cur.fetchone()
-    if row is not None and row[0] >= MAX_WRONG_CODES:
-        await call.conn.execute("delete from auth.mfa_challenges where id = %s", [challenge["id"]])
+    if await mfa_challenges.count_failure(call.conn, challenge["id"]) >= MAX_WRONG_CODES:
+        await mfa_challenges.delete(call.conn, challenge["id"])
     raise CommitThen(error)

@@ -1,5 +1,5 @@
 """GoTrue's models.Factor as JSON: in the user object's `factors` and the admin factor
-endpoints. A leaf module (no auth imports), so that user_store can use it."""
+endpoints. A leaf module (no auth imports), so that models.users can use it."""
 
 from __future__ import annotations
 

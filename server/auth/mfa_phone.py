@@ -26,17 +26,17 @@ from server.auth.errors import AuthError, bad_request, unprocessable
 from server.auth.http import Body
 from server.auth.mfa_factor import (
     VERIFIED,
-    FactorRow,
     MfaCall,
     check_new_factor,
     find_challenge,
     insert_challenge,
     insert_factor,
     mark_challenge_verified,
-    user_factors,
     wrong_answer,
 )
-from server.auth.phone import check_channel, validate_phone
+from server.auth.models import mfa_factors
+from server.auth.models.mfa_factors import FactorRow
+from server.auth.phone_numbers import check_channel, validate_phone
 from server.auth.service import AuthService
 from server.core.config import Settings
 
@@ -68,13 +68,13 @@ class PhoneKind:
         if not raw_phone:
             raise bad_request(codes.VALIDATION_FAILED, "Phone number required to enroll Phone factor")
         phone = validate_phone(raw_phone)
-        same_number = [f for f in await user_factors(call.conn, call.user["id"])
+        same_number = [f for f in await mfa_factors.of_user(call.conn, call.user["id"])
                        if f["factor_type"] == self.name and f["phone"] == phone]
         if any(f["status"] == VERIFIED for f in same_number):
             raise unprocessable(codes.MFA_VERIFIED_FACTOR_EXISTS,
                                 "A verified phone factor already exists, unenroll the existing factor to continue")
         # An unverified factor for the same number is replaced.
-        await call.conn.execute("delete from auth.mfa_factors where id = any(%s)", [[f["id"] for f in same_number]])
+        await mfa_factors.delete_many(call.conn, [f["id"] for f in same_number])
         await check_new_factor(call, friendly_name)
         factor = await insert_factor(call, factor_type=self.name, friendly_name=friendly_name, phone=phone)
         # GoTrue answers the number as it was sent, not in its stored form.

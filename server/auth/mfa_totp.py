@@ -34,7 +34,6 @@ from server.auth.errors import bad_request, too_many_requests, unprocessable
 from server.auth.http import Body
 from server.auth.mail import site_url
 from server.auth.mfa_factor import (
-    FactorRow,
     MfaCall,
     check_new_factor,
     find_challenge,
@@ -43,6 +42,8 @@ from server.auth.mfa_factor import (
     mark_challenge_verified,
     wrong_answer,
 )
+from server.auth.models import mfa_totp_guards
+from server.auth.models.mfa_factors import FactorRow
 from server.auth.wrong_codes import MAX_WRONG_CODES
 from server.core.config import Settings
 
@@ -101,35 +102,19 @@ def matching_step(secret: str, code: str, now: float | None = None) -> int | Non
 
 async def _locked(call: MfaCall, factor: FactorRow) -> bool:
     """The factor had MAX_WRONG_CODES wrong codes in its current window."""
-    cur = await call.conn.execute(
-        "select failures >= %s and failures_until > now() from auth.mfa_totp_guards where factor_id = %s",
-        [MAX_WRONG_CODES, factor["id"]])
-    row = await cur.fetchone()
-    return bool(row and row[0])
+    return await mfa_totp_guards.locked(call.conn, factor["id"], MAX_WRONG_CODES)
 
 
 async def _count_wrong(call: MfaCall, factor: FactorRow) -> None:
     """One more wrong code in the factor's window (a new window starts after the last ended)."""
-    await call.conn.execute(
-        "insert into auth.mfa_totp_guards as g (factor_id, failures, failures_until)"
-        " values (%s, 1, now() + make_interval(secs => %s))"
-        " on conflict (factor_id) do update set"
-        "   failures = case when g.failures_until > now() then g.failures + 1 else 1 end,"
-        "   failures_until = case when g.failures_until > now() then g.failures_until else excluded.failures_until end",
-        [factor["id"], LOCKOUT_SECONDS])
+    await mfa_totp_guards.count_failure(call.conn, factor["id"], LOCKOUT_SECONDS)
 
 
 async def _take_step(call: MfaCall, factor: FactorRow, step: int) -> bool:
     """Record `step` as the factor's last accepted one, only if it is later than the last:
     False for a code already used (or one of an earlier step). The wrong codes are forgotten,
     as GoTrue's recovery codes forget theirs on a right one."""
-    cur = await call.conn.execute(
-        "insert into auth.mfa_totp_guards as g (factor_id, last_totp_step) values (%s, %s)"
-        " on conflict (factor_id) do update set last_totp_step = excluded.last_totp_step, failures = 0,"
-        "   failures_until = null"
-        " where g.last_totp_step is null or g.last_totp_step < excluded.last_totp_step returning 1",
-        [factor["id"], step])
-    return await cur.fetchone() is not None
+    return await mfa_totp_guards.take_step(call.conn, factor["id"], step)
 
 
 class TotpKind:

@@ -24,26 +24,24 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar, NamedTuple
 
-from psycopg.types.json import Jsonb
-
 from server.auth import error_codes as codes
 from server.auth import webauthn
 from server.auth.errors import AuthError, bad_request, unprocessable
 from server.auth.http import Body
 from server.auth.mfa_factor import (
     VERIFIED,
-    ChallengeRow,
-    FactorRow,
     MfaCall,
     check_new_factor,
     find_challenge,
     insert_challenge,
     insert_factor,
     mark_challenge_verified,
-    user_factors,
     wrong_answer,
 )
-from server.auth.user_store import timestamp
+from server.auth.models import mfa_factors
+from server.auth.models.mfa_challenges import ChallengeRow
+from server.auth.models.mfa_factors import FactorRow
+from server.auth.models.users import timestamp
 from server.core.config import Settings
 
 CREATE = "create"
@@ -96,7 +94,7 @@ def _credential(factor: FactorRow) -> _Credential | None:
 
 async def _credentials(call: MfaCall) -> list[_Credential]:
     """The user's verified WebAuthn factors' credentials (go-webauthn's User.WebAuthnCredentials())."""
-    return [c for f in await user_factors(call.conn, call.user["id"]) if (c := _credential(f)) is not None]
+    return [c for f in await mfa_factors.of_user(call.conn, call.user["id"]) if (c := _credential(f)) is not None]
 
 
 class WebAuthnKind:
@@ -151,9 +149,7 @@ class WebAuthnKind:
             if wrong.status >= 500:
                 raise
             await wrong_answer(call, challenge, wrong)  # counted: the challenge dies at the bound
-        await call.conn.execute(
-            "update auth.mfa_factors set last_webauthn_challenge_data = %s, updated_at = now() where id = %s",
-            [Jsonb(_last_challenge(challenge, kind, response)), factor["id"]])
+        await mfa_factors.set_last_webauthn_challenge(call.conn, factor["id"], _last_challenge(challenge, kind, response))
         await mark_challenge_verified(call, challenge)
 
     async def _check(self, call: MfaCall, factor: FactorRow, challenge: ChallengeRow, kind: str,
@@ -180,9 +176,7 @@ class WebAuthnKind:
             new = webauthn.verify_registration(rp, session, response)
         except webauthn.CeremonyFailed as failed:
             raise _not_verified(failed) from None
-        await call.conn.execute(
-            "update auth.mfa_factors set web_authn_credential = %s, web_authn_aaguid = %s, updated_at = now()"
-            " where id = %s", [Jsonb(credential_json(new)), uuid.UUID(new.aaguid), factor["id"]])
+        await mfa_factors.set_webauthn_credential(call.conn, factor["id"], credential_json(new), uuid.UUID(new.aaguid))
 
     @staticmethod
     async def _authenticate(call: MfaCall, rp: webauthn.RelyingParty, session: webauthn.Session,
@@ -203,12 +197,7 @@ class WebAuthnKind:
             raise _not_verified(failed) from None
         # The counter moves only from the value checked: of two assertions racing on one counter
         # value, the second finds it moved and fails.
-        cur = await call.conn.execute(
-            "update auth.mfa_factors set web_authn_credential = jsonb_set(web_authn_credential,"
-            " '{authenticator,signCount}', to_jsonb(%s::bigint)), updated_at = now() where id = %s"
-            " and coalesce((web_authn_credential #>> '{authenticator,signCount}')::bigint, 0) = %s returning id",
-            [new_count, owner.factor["id"], owner.sign_count])
-        if await cur.fetchone() is None:
+        if not await mfa_factors.advance_sign_count(call.conn, owner.factor["id"], owner.sign_count, new_count):
             raise _not_verified()
 
 

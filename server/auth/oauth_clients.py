@@ -27,20 +27,19 @@ import uuid
 from typing import Any
 
 import orjson
-from psycopg import AsyncConnection, sql
-from psycopg.rows import dict_row
+from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import gourl
 from server.auth.admin import paginate, pagination_headers
-from server.auth.authn import require_admin
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, not_found
 from server.auth.http import json_response, read_bounded
-from server.auth.service import AuthService, RouteSpec
-from server.auth.user_store import timestamp
+from server.auth.models import oauth_clients as oauth_client_rows
+from server.auth.models.users import timestamp
+from server.auth.service import AuthService
 
 MAX_REDIRECT_URIS = 10
 MAX_CLIENT_NAME_BYTES = 1024
@@ -50,8 +49,6 @@ AUTH_METHODS = ("none", "client_secret_basic", "client_secret_post")
 PUBLIC, CONFIDENTIAL = "public", "confidential"
 _DANGEROUS_SCHEMES = ("javascript", "data", "file", "vbscript", "about", "blob")
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
-_COLUMNS = sql.SQL("id, client_secret_hash, registration_type::text, client_type::text, redirect_uris, grant_types,"
-                   " client_name, client_uri, logo_uri, token_endpoint_auth_method, created_at, updated_at")
 NOT_FOUND = "OAuth client not found"
 
 
@@ -203,12 +200,6 @@ def client_json(row: dict[str, Any], secret: str | None = None) -> dict[str, Any
     return out
 
 
-async def _fetch(conn: AsyncConnection, query: sql.Composed, params: list[Any]) -> list[dict[str, Any]]:
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(query, params)
-        return await cur.fetchall()
-
-
 # -- handlers ----------------------------------------------------------------------------------
 
 def _require_enabled(svc: AuthService) -> None:
@@ -216,13 +207,8 @@ def _require_enabled(svc: AuthService) -> None:
         raise not_found(codes.FEATURE_DISABLED, "OAuth server is disabled")
 
 
-def _guard(svc: AuthService, request: Request) -> None:
-    require_admin(svc.ctx, request)
-    _require_enabled(svc)
-
-
 def _client_id(svc: AuthService, request: Request) -> uuid.UUID:
-    _guard(svc, request)
+    _require_enabled(svc)  # after the route's admin check, as GoTrue
     try:
         return uuid.UUID(request.path_params["client_id"])
     except ValueError:
@@ -265,18 +251,16 @@ async def _register(svc: AuthService, request: Request, registration_type: str) 
     except _Invalid as err:  # GoTrue wraps the validation error's text, "400: ..." included
         raise bad_request(codes.VALIDATION_FAILED, f"400: {err}") from None
     secret, secret_hash = _new_secret() if params["client_type"] == CONFIDENTIAL else (None, None)
-    query = sql.SQL(
-        "insert into auth.oauth_clients (id, client_secret_hash, registration_type, client_type, redirect_uris,"
-        " grant_types, client_name, client_uri, logo_uri, token_endpoint_auth_method)"
-        " values (%s, %s, %s::auth.oauth_registration_type, %s, %s, %s, %s, %s, %s, %s) returning {}").format(_COLUMNS)
-    values = [uuid.uuid4(), secret_hash, registration_type, params["client_type"], params["redirect_uris"],
-              params["grant_types"], params["client_name"], params["client_uri"], params["logo_uri"], params["method"]]
-    rows = await in_transaction(svc.ctx, lambda conn: _fetch(conn, query, values), "Error creating OAuth client")
-    return json_response(request, client_json(rows[0], secret), status=201)
+    row = await in_transaction(svc.ctx, lambda conn: oauth_client_rows.insert(
+        conn, secret_hash=secret_hash, registration_type=registration_type, client_type=params["client_type"],
+        redirect_uris=params["redirect_uris"], grant_types=params["grant_types"], client_name=params["client_name"],
+        client_uri=params["client_uri"], logo_uri=params["logo_uri"], auth_method=params["method"]),
+        "Error creating OAuth client")
+    return json_response(request, client_json(row, secret), status=201)
 
 
 async def create_client(svc: AuthService, request: Request) -> Response:
-    _guard(svc, request)
+    _require_enabled(svc)
     return await _register(svc, request, "manual")
 
 
@@ -291,17 +275,13 @@ async def register_client(svc: AuthService, request: Request) -> Response:
 
 
 async def list_clients(svc: AuthService, request: Request) -> Response:
-    _guard(svc, request)
+    _require_enabled(svc)
     paged = bool(request.query_params.get("page") or request.query_params.get("per_page"))
     page, per_page = paginate(request) if paged else (1, 0)
 
     async def work(conn: AsyncConnection) -> tuple[int, list[dict[str, Any]]]:
-        cur = await conn.execute("select count(*) from auth.oauth_clients where deleted_at is null")
-        (total,) = await cur.fetchone() or (0,)
-        query = sql.SQL("select {} from auth.oauth_clients where deleted_at is null order by created_at desc, id"
-                        " limit %s offset %s").format(_COLUMNS)
-        rows = await _fetch(conn, query, [per_page or None, (page - 1) * per_page])
-        return total, rows
+        total = await oauth_client_rows.count(conn)
+        return total, await oauth_client_rows.page(conn, per_page or None, (page - 1) * per_page)
 
     total, rows = await in_transaction(svc.ctx, work, "Error listing OAuth clients")
     body = {"clients": [client_json(row) for row in rows]} if rows else {}
@@ -310,12 +290,10 @@ async def list_clients(svc: AuthService, request: Request) -> Response:
 
 
 async def _load(conn: AsyncConnection, client_id: uuid.UUID, *, lock: bool = False) -> dict[str, Any]:
-    query = sql.SQL("select {} from auth.oauth_clients where id = %s and deleted_at is null{}").format(
-        _COLUMNS, sql.SQL(" for update") if lock else sql.SQL(""))
-    rows = await _fetch(conn, query, [client_id])
-    if not rows:
+    row = await oauth_client_rows.by_id(conn, client_id, lock=lock)
+    if row is None:
         raise not_found(codes.OAUTH_CLIENT_NOT_FOUND, NOT_FOUND)
-    return rows[0]
+    return row
 
 
 async def get_client(svc: AuthService, request: Request) -> Response:
@@ -370,10 +348,7 @@ async def update_client(svc: AuthService, request: Request) -> Response:
             raise bad_request(codes.VALIDATION_FAILED,
                               f"token_endpoint_auth_method '{method}' is not valid for client_type"
                               f" '{current['client_type']}'; valid methods: {_go_list(_methods_of_type(current['client_type']))}")
-        assignments = sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(key)) for key in fields)
-        query = sql.SQL("update auth.oauth_clients set {}, updated_at = now() where id = %s returning {}").format(
-            assignments, _COLUMNS)
-        return (await _fetch(conn, query, [*fields.values(), client_id]))[0]
+        return await oauth_client_rows.update(conn, client_id, fields)
 
     row = await in_transaction(svc.ctx, work, "Error updating OAuth client")
     return json_response(request, client_json(row))
@@ -384,8 +359,7 @@ async def delete_client(svc: AuthService, request: Request) -> Response:
 
     async def work(conn: AsyncConnection) -> None:
         await _load(conn, client_id, lock=True)
-        await conn.execute("update auth.oauth_clients set deleted_at = now(), updated_at = now() where id = %s",
-                           [client_id])  # a soft delete, as GoTrue's
+        await oauth_client_rows.delete(conn, client_id)
 
     await in_transaction(svc.ctx, work, "Error deleting OAuth client")
     return Response(status_code=204)
@@ -399,9 +373,7 @@ async def regenerate_secret(svc: AuthService, request: Request) -> Response:
         current = await _load(conn, client_id, lock=True)
         if current["client_type"] != CONFIDENTIAL:
             raise bad_request(codes.VALIDATION_FAILED, "Cannot regenerate secret for public client")
-        query = sql.SQL("update auth.oauth_clients set client_secret_hash = %s, updated_at = now() where id = %s"
-                        " returning {}").format(_COLUMNS)
-        return (await _fetch(conn, query, [secret_hash, client_id]))[0]
+        return await oauth_client_rows.set_secret_hash(conn, client_id, secret_hash)
 
     row = await in_transaction(svc.ctx, work, "Error regenerating OAuth client secret")
     return json_response(request, client_json(row, secret))
@@ -416,14 +388,3 @@ def secret_matches(provided: str, stored_hash: str | None) -> bool:
     except ValueError:
         return False
     return secrets.compare_digest(hashlib.sha256(provided.encode()).digest(), stored)
-
-
-ROUTES: list[RouteSpec] = [
-    ("/admin/oauth/clients", list_clients, ["GET"]),
-    ("/admin/oauth/clients", create_client, ["POST"]),
-    ("/admin/oauth/clients/{client_id}", get_client, ["GET"]),
-    ("/admin/oauth/clients/{client_id}", update_client, ["PUT"]),
-    ("/admin/oauth/clients/{client_id}", delete_client, ["DELETE"]),
-    ("/admin/oauth/clients/{client_id}/regenerate_secret", regenerate_secret, ["POST"]),
-    ("/oauth/clients/register", register_client, ["POST"]),
-]

@@ -18,20 +18,21 @@ from datetime import timedelta
 from typing import Any
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
-from psycopg.types.json import Jsonb
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import webauthn
-from server.auth.authn import Caller, bearer_claims, load_caller, require_admin
+from server.auth.authn import SignedIn, signed_in
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, not_found, unprocessable
 from server.auth.http import Body, json_response, read_body
-from server.auth.service import AuthService, RouteSpec
+from server.auth.models import mfa_factors, users, webauthn_challenges, webauthn_credentials
+from server.auth.models import sessions as session_rows
+from server.auth.models.users import UserRow, timestamp, user_by_id
+from server.auth.service import AuthService
 from server.auth.session_tokens import CommitThen, issue_session
-from server.auth.user_store import UserRow, timestamp, user_by_id
+from server.core.caller import Caller
 
 REGISTRATION = "registration"
 AUTHENTICATION = "authentication"
@@ -60,30 +61,26 @@ _AAGUID_NAMES = {
 
 # -- gates -----------------------------------------------------------------------------------
 
-def _require_enabled(svc: AuthService) -> None:
+def require_enabled(svc: AuthService) -> None:
     if not svc.ctx.settings.passkey_enabled:
         raise not_found(codes.PASSKEY_DISABLED, "Passkeys are disabled")
 
 
-def _require_not_anonymous(caller: Caller) -> None:
-    if caller.user["is_anonymous"]:
+def _require_not_anonymous(signed: SignedIn) -> None:
+    if signed.user["is_anonymous"]:
         raise forbidden(codes.NO_AUTHORIZATION, "Anonymous user not allowed to perform these actions")
 
 
-def _require_not_sso(caller: Caller) -> None:
-    if caller.user["is_sso_user"]:
+def _require_not_sso(signed: SignedIn) -> None:
+    if signed.user["is_sso_user"]:
         raise unprocessable(codes.VALIDATION_FAILED, "SSO users cannot register passkeys")
 
 
-async def _require_management_aal(conn: AsyncConnection, caller: Caller) -> None:
+async def _require_management_aal(conn: AsyncConnection, signed: SignedIn) -> None:
     """GoTrue's requirePasskeyManagementAAL: with a verified MFA factor, adding or removing a
     passkey needs an aal2 session (a user without one can never reach aal2)."""
-    cur = await conn.execute(
-        "select exists(select 1 from auth.mfa_factors where user_id = %s and status = 'verified'),"
-        " (select aal::text from auth.sessions where id = %s)", [caller.user["id"], caller.session_id])
-    row = await cur.fetchone()
-    assert row is not None
-    if row[0] and row[1] != "aal2":
+    if await mfa_factors.has_verified(conn, signed.user["id"]) and (
+            signed.session_id is None or await session_rows.aal(conn, signed.session_id) != "aal2"):
         raise forbidden(codes.INSUFFICIENT_AAL, "AAL2 session is required to manage passkeys when MFA is enabled")
 
 
@@ -120,33 +117,20 @@ def _verification_failed(failed: webauthn.CeremonyFailed | None = None) -> AuthE
 async def _store_challenge(svc: AuthService, conn: AsyncConnection, kind: str, user_id: uuid.UUID | None,
                            rp: webauthn.RelyingParty, session: webauthn.Session) -> tuple[uuid.UUID, int]:
     """Keep a ceremony's state until its verify; its id and expiry (unix time)."""
-    # Challenges nobody answered are dropped once well past their expiry (a bounded sweep).
-    await conn.execute(
-        "delete from auth.webauthn_challenges where id in (select id from auth.webauthn_challenges"
-        " where expires_at < now() - interval '1 hour' limit 100)")
+    await webauthn_challenges.sweep(conn)
     lifetime = timedelta(seconds=svc.ctx.settings.webauthn_challenge_expiry)
-    cur = await conn.execute(
-        "select now() + %s, extract(epoch from now() + %s)::bigint", [lifetime, lifetime])
-    row = await cur.fetchone()
-    assert row is not None
-    expires_at, expires_unix = row
+    expires_at, expires_unix = await webauthn_challenges.expiry(conn, lifetime)
     challenge_id = uuid.uuid4()
-    await conn.execute(
-        "insert into auth.webauthn_challenges (id, user_id, challenge_type, session_data, created_at, expires_at)"
-        " values (%s, %s, %s, %s, now(), %s)",
-        [challenge_id, user_id, kind, Jsonb(session.to_json(rp, timestamp(expires_at) or "")), expires_at])
-    return challenge_id, int(expires_unix)
+    await webauthn_challenges.insert(conn, challenge_id, user_id, kind, session.to_json(rp, timestamp(expires_at) or ""),
+                                     expires_at)
+    return challenge_id, expires_unix
 
 
 async def _consume_challenge(conn: AsyncConnection, challenge_id: uuid.UUID, kind: str,
                              user_id: uuid.UUID | None) -> webauthn.Session:
     """GoTrue's ConsumeWebAuthnChallengeByID: delete the challenge and return its state (an
     expired one is deleted all the same)."""
-    cur = await conn.execute(
-        "delete from auth.webauthn_challenges where id = %s and challenge_type = %s"
-        " and user_id is not distinct from %s returning session_data, expires_at < now()",
-        [challenge_id, kind, user_id])
-    row = await cur.fetchone()
+    row = await webauthn_challenges.consume(conn, challenge_id, kind, user_id)
     if row is None:
         raise bad_request(codes.WEBAUTHN_CHALLENGE_NOT_FOUND, "Challenge not found or already used")
     if row[1]:
@@ -168,16 +152,7 @@ def _list_item(row: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _passkeys_of(conn: AsyncConnection, user_id: uuid.UUID) -> list[dict[str, Any]]:
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute("select id, friendly_name, created_at, last_used_at from auth.webauthn_credentials where user_id = %s"
-                          " order by created_at, id", [user_id])
-        return [_list_item(row) for row in await cur.fetchall()]
-
-
-async def _credential_ids(conn: AsyncConnection, user_id: uuid.UUID) -> list[bytes]:
-    cur = await conn.execute("select credential_id from auth.webauthn_credentials where user_id = %s"
-                             " order by created_at", [user_id])
-    return [bytes(row[0]) for row in await cur.fetchall()]
+    return [_list_item(row) for row in await webauthn_credentials.of_user(conn, user_id)]
 
 
 def _friendly_name(aaguid: str) -> str:
@@ -193,70 +168,59 @@ def _user_names(user: UserRow) -> tuple[str, str]:
 
 # -- registration ----------------------------------------------------------------------------
 
-async def registration_options(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def registration_options(svc: AuthService, request: Request, caller: Caller) -> Response:
     rp = webauthn.relying_party(svc.ctx)
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        caller = await load_caller(svc.ctx, conn, claims)
-        _require_not_anonymous(caller)
-        _require_not_sso(caller)
-        await _require_management_aal(conn, caller)
-        existing = await _credential_ids(conn, caller.user["id"])
+        signed = await signed_in(conn, caller)
+        _require_not_anonymous(signed)
+        _require_not_sso(signed)
+        await _require_management_aal(conn, signed)
+        existing = await webauthn_credentials.credential_ids(conn, signed.user["id"])
         if len(existing) >= svc.ctx.settings.passkey_max_per_user:
             raise unprocessable(codes.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
-        name, display = _user_names(caller.user)
+        name, display = _user_names(signed.user)
         options, session = webauthn.registration_options(
-            rp, user_handle=webauthn.user_handle(caller.user["id"]), user_name=name, display_name=display,
+            rp, user_handle=webauthn.user_handle(signed.user["id"]), user_name=name, display_name=display,
             exclude=existing, discoverable=True)
-        challenge_id, expires_at = await _store_challenge(svc, conn, REGISTRATION, caller.user["id"], rp, session)
+        challenge_id, expires_at = await _store_challenge(svc, conn, REGISTRATION, signed.user["id"], rp, session)
         return {"challenge_id": str(challenge_id), "options": options, "expires_at": expires_at}
 
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def registration_verify(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def registration_verify(svc: AuthService, request: Request, caller: Caller) -> Response:
     challenge_id, credential = _verify_params(await read_body(request))
     rp = webauthn.relying_party(svc.ctx)
 
-    async def consume(conn: AsyncConnection) -> tuple[Caller, webauthn.Session]:
-        caller = await load_caller(svc.ctx, conn, claims)
-        _require_not_anonymous(caller)
-        _require_not_sso(caller)
-        await _require_management_aal(conn, caller)
-        return caller, await _consume_challenge(conn, challenge_id, REGISTRATION, caller.user["id"])
+    async def consume(conn: AsyncConnection) -> tuple[SignedIn, webauthn.Session]:
+        signed = await signed_in(conn, caller)
+        _require_not_anonymous(signed)
+        _require_not_sso(signed)
+        await _require_management_aal(conn, signed)
+        return signed, await _consume_challenge(conn, challenge_id, REGISTRATION, signed.user["id"])
 
-    caller, session = await in_transaction(svc.ctx, consume)
+    signed, session = await in_transaction(svc.ctx, consume)
     return json_response(request, await in_transaction(
-        svc.ctx, lambda conn: _register(svc, conn, caller, rp, session, credential)))
+        svc.ctx, lambda conn: _register(svc, conn, signed, rp, session, credential)))
 
 
-async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp: webauthn.RelyingParty,
+async def _register(svc: AuthService, conn: AsyncConnection, signed: SignedIn, rp: webauthn.RelyingParty,
                     session: webauthn.Session, credential: Any) -> dict[str, Any]:
     try:
         new = webauthn.verify_registration(rp, session, credential)
     except webauthn.CeremonyFailed as failed:
         raise _verification_failed(failed) from None
-    user_id = caller.user["id"]
+    user_id = signed.user["id"]
     # The user's row lock orders concurrent registrations, so the limit holds.
-    await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
-    cur = await conn.execute("select count(*) from auth.webauthn_credentials where user_id = %s", [user_id])
-    counted = await cur.fetchone()
-    if counted is not None and counted[0] >= svc.ctx.settings.passkey_max_per_user:
+    await users.lock(conn, user_id)
+    if await webauthn_credentials.count(conn, user_id) >= svc.ctx.settings.passkey_max_per_user:
         raise unprocessable(codes.TOO_MANY_PASSKEYS, "Maximum number of passkeys reached")
     aaguid = None if new.aaguid == "00000000-0000-0000-0000-000000000000" else new.aaguid
-    async with conn.cursor(row_factory=dict_row) as insert:
-        await insert.execute(
-            "insert into auth.webauthn_credentials (user_id, credential_id, public_key, attestation_type, aaguid,"
-            " sign_count, transports, backup_eligible, backed_up, friendly_name)"
-            " values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-            " on conflict (credential_id) do nothing returning id, friendly_name, created_at",
-            [user_id, new.credential_id, new.public_key, new.attestation_type, aaguid, new.sign_count,
-             Jsonb(new.transports), new.backup_eligible, new.backed_up, _friendly_name(new.aaguid)])
-        row = await insert.fetchone()
+    row = await webauthn_credentials.insert(
+        conn, user_id, credential_id=new.credential_id, public_key=new.public_key, attestation_type=new.attestation_type,
+        aaguid=aaguid, sign_count=new.sign_count, transports=new.transports, backup_eligible=new.backup_eligible,
+        backed_up=new.backed_up, friendly_name=_friendly_name(new.aaguid))
     if row is None:
         raise unprocessable(codes.WEBAUTHN_CREDENTIAL_EXISTS, "This credential is already registered")
     return {"id": str(row["id"]), **({"friendly_name": row["friendly_name"]} if row["friendly_name"] else {}),
@@ -266,7 +230,6 @@ async def _register(svc: AuthService, conn: AsyncConnection, caller: Caller, rp:
 # -- sign-in ---------------------------------------------------------------------------------
 
 async def authentication_options(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
     await svc.limiter.check("passkey", request)
     await read_body(request, allow_empty=True)  # gotrue_meta_security (captcha) is not checked
     rp = webauthn.relying_party(svc.ctx)
@@ -280,7 +243,6 @@ async def authentication_options(svc: AuthService, request: Request) -> Response
 
 
 async def authentication_verify(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
     challenge_id, credential = _verify_params(await read_body(request))
     rp = webauthn.relying_party(svc.ctx)
 
@@ -300,15 +262,13 @@ async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp
         user_id = uuid.UUID((assertion.user_handle or b"").decode("ascii"))
     except (UnicodeDecodeError, ValueError):
         raise _verification_failed() from None
-    cur = await conn.execute(
-        "select id, public_key, sign_count from auth.webauthn_credentials"
-        " where credential_id = %s and user_id = %s for update", [assertion.credential_id, user_id])
-    stored = await cur.fetchone()
+    stored = await webauthn_credentials.for_sign_in(conn, assertion.credential_id, user_id)
     if stored is None:
         raise _verification_failed()
+    passkey_id, public_key, stored_count = stored
     try:
-        sign_count = webauthn.verify_authentication(rp, session, assertion, public_key=bytes(stored[1]),
-                                                    sign_count=int(stored[2]))
+        sign_count = webauthn.verify_authentication(rp, session, assertion, public_key=public_key,
+                                                    sign_count=stored_count)
     except webauthn.CeremonyFailed as failed:
         raise _verification_failed(failed) from None
     user = await user_by_id(conn, user_id)
@@ -320,27 +280,22 @@ async def _sign_in(svc: AuthService, conn: AsyncConnection, request: Request, rp
         raise forbidden(codes.PHONE_NOT_CONFIRMED, "Phone not confirmed")
     if user["is_banned"]:
         raise forbidden(codes.USER_BANNED, "User is banned")
-    await conn.execute("update auth.webauthn_credentials set sign_count = %s, last_used_at = now(), updated_at = now()"
-                       " where id = %s", [sign_count, stored[0]])
+    await webauthn_credentials.used(conn, passkey_id, sign_count)
     return await issue_session(svc.ctx, conn, request, user, "passkey")
 
 
 # -- management ------------------------------------------------------------------------------
 
-async def list_passkeys(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def list_passkeys(svc: AuthService, request: Request, caller: Caller) -> Response:
 
     async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
-        caller = await load_caller(svc.ctx, conn, claims)
-        return await _passkeys_of(conn, caller.user["id"])
+        signed = await signed_in(conn, caller)
+        return await _passkeys_of(conn, signed.user["id"])
 
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def update_passkey(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def update_passkey(svc: AuthService, request: Request, caller: Caller) -> Response:
     passkey_id = _passkey_id(request)
     name = (await read_body(request)).text("friendly_name")
     if not name:
@@ -349,13 +304,8 @@ async def update_passkey(svc: AuthService, request: Request) -> Response:
         raise bad_request(codes.VALIDATION_FAILED, f"friendly_name must be {MAX_FRIENDLY_NAME} characters or less")
 
     async def work(conn: AsyncConnection) -> dict[str, Any]:
-        caller = await load_caller(svc.ctx, conn, claims)
-        async with conn.cursor(row_factory=dict_row) as cur:
-            await cur.execute(
-                "update auth.webauthn_credentials set friendly_name = %s, updated_at = now()"
-                " where id = %s and user_id = %s returning id, friendly_name, created_at, last_used_at",
-                [name, passkey_id, caller.user["id"]])
-            row = await cur.fetchone()
+        signed = await signed_in(conn, caller)
+        row = await webauthn_credentials.rename(conn, passkey_id, signed.user["id"], name)
         if row is None:
             raise not_found(codes.VALIDATION_FAILED, "Passkey not found")
         return _list_item(row)
@@ -363,23 +313,19 @@ async def update_passkey(svc: AuthService, request: Request) -> Response:
     return json_response(request, await in_transaction(svc.ctx, work))
 
 
-async def delete_passkey(svc: AuthService, request: Request) -> Response:
-    _require_enabled(svc)
-    claims = bearer_claims(svc.ctx, request)
+async def delete_passkey(svc: AuthService, request: Request, caller: Caller) -> Response:
 
     async def work(conn: AsyncConnection) -> None:
-        caller = await load_caller(svc.ctx, conn, claims)
-        await _require_management_aal(conn, caller)
-        await _delete(conn, _passkey_id(request), caller.user["id"])
+        signed = await signed_in(conn, caller)
+        await _require_management_aal(conn, signed)
+        await _delete(conn, _passkey_id(request), signed.user["id"])
 
     await in_transaction(svc.ctx, work)
     return Response(status_code=204)
 
 
 async def _delete(conn: AsyncConnection, passkey_id: uuid.UUID, user_id: uuid.UUID) -> None:
-    cur = await conn.execute("delete from auth.webauthn_credentials where id = %s and user_id = %s returning id",
-                             [passkey_id, user_id])
-    if await cur.fetchone() is None:
+    if not await webauthn_credentials.delete(conn, passkey_id, user_id):
         raise not_found(codes.VALIDATION_FAILED, "Passkey not found")
 
 
@@ -391,14 +337,12 @@ async def _target_user(conn: AsyncConnection, request: Request) -> uuid.UUID:
         user_id = uuid.UUID(request.path_params["user_id"])
     except ValueError:
         raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND) from None
-    cur = await conn.execute("select 1 from auth.users where id = %s", [user_id])
-    if await cur.fetchone() is None:
+    if not await users.exists(conn, user_id):
         raise not_found(codes.USER_NOT_FOUND, USER_NOT_FOUND)
     return user_id
 
 
 async def admin_list_passkeys(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> list[dict[str, Any]]:
         return await _passkeys_of(conn, await _target_user(conn, request))
@@ -407,7 +351,6 @@ async def admin_list_passkeys(svc: AuthService, request: Request) -> Response:
 
 
 async def admin_delete_passkey(svc: AuthService, request: Request) -> Response:
-    require_admin(svc.ctx, request)
 
     async def work(conn: AsyncConnection) -> None:
         user_id = await _target_user(conn, request)
@@ -415,16 +358,3 @@ async def admin_delete_passkey(svc: AuthService, request: Request) -> Response:
 
     await in_transaction(svc.ctx, work)
     return Response(status_code=204)
-
-
-ROUTES: list[RouteSpec] = [
-    ("/passkeys/authentication/options", authentication_options, ["POST"]),
-    ("/passkeys/authentication/verify", authentication_verify, ["POST"]),
-    ("/passkeys/registration/options", registration_options, ["POST"]),
-    ("/passkeys/registration/verify", registration_verify, ["POST"]),
-    ("/passkeys", list_passkeys, ["GET"]),
-    ("/passkeys/{passkey_id}", update_passkey, ["PATCH"]),
-    ("/passkeys/{passkey_id}", delete_passkey, ["DELETE"]),
-    ("/admin/users/{user_id}/passkeys", admin_list_passkeys, ["GET"]),
-    ("/admin/users/{user_id}/passkeys/{passkey_id}", admin_delete_passkey, ["DELETE"]),
-]

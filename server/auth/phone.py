@@ -1,121 +1,52 @@
-"""Phone sign-up and sign-in with SMS codes, as GoTrue's phone provider.
-
-Numbers are kept as GoTrue keeps them: E.164 digits without the '+' (validatePhone). A code's
-hash (sha224 of number + code, as GoTrue's GenerateTokenHash) sits in the user's
-confirmation_token (sign-up and sign-in), phone_change_token or reauthentication_token column,
-with its send time; it is valid for GOTRUE_SMS_OTP_EXP seconds and once, and dies at its
-fifth wrong try (server.auth.wrong_codes; GoTrue bounds tries per client only). A number of
-GOTRUE_SMS_TEST_OTP also verifies with its fixed code, at any time (GoTrue's GetTestOTP) but
-not past that bound, until a new code is sent.
+"""The phone provider's handlers, as GoTrue's: sign-up and sign-in with SMS codes, verifying and resending them, changing a number.
 
 Entry points, called from the shared endpoint modules: signup (POST /signup {phone}), otp
 (POST /otp {phone}), verify_post (POST /verify type sms | phone_change), resend (POST /resend
-type sms | phone_change), check_new_phone / change_phone (PUT /user {phone}), and
-send_confirmation for other features (reauthentication by SMS). The password grant with a
-number is server.auth.token's (format_phone).
+type sms | phone_change), check_new_phone / change_phone (PUT /user {phone}). A code dies at
+its fifth wrong try (server.auth.wrong_codes; GoTrue bounds tries per client only), a test
+number's fixed code too, until a new code is sent. Numbers are server.auth.phone_numbers',
+codes server.auth.phone_codes'.
 """
 
 from __future__ import annotations
 
-import hmac
-import re
 import uuid
 from typing import Any
 
-from psycopg import AsyncConnection, sql
-from psycopg.types.json import Jsonb
+from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
 from server.auth import error_codes as codes
-from server.auth import gates, mail, metadata, passwords, sessions, sms, wrong_codes
+from server.auth import gates, mail, metadata, passwords, phone_codes, sessions, wrong_codes
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import Body, json_response
-from server.auth.identities import claims_map, create_identity, update_providers
-from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import CommitThen, issue_session
-from server.auth.user_store import (
+from server.auth.identities import claims_map
+from server.auth.models import identities as identity_rows
+from server.auth.models import users
+from server.auth.models.users import (
     UserRow,
     create_user,
     sanitized_user,
-    save_one_time_token,
     user_by_email,
     user_by_phone,
     user_by_phone_change,
     user_json,
     written_user,
 )
-from server.core.config import Settings
+from server.auth.phone_numbers import check_channel, validate_phone
+from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import CommitThen, issue_session
 
-PROVIDER = "phone"
+PROVIDER = phone_codes.PROVIDER
 VERIFY_TYPES = ("sms", "phone_change")
 EXPIRED = "Token has expired or is invalid"
-INVALID_FORMAT = "Invalid phone number format (E.164 required)"
-INVALID_CHANNEL = ("Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if"
-                   " Twilio or Twilio Verify is used as the provider.")
 DUPLICATE_PHONE = "A user with this phone number has already been registered"
-_E164 = re.compile(r"[1-9][0-9]{1,14}")
-
-# What each kind of code is kept in: (token column, sent-at column); the column's name is the
-# one_time_tokens type too.
-_OTP_COLUMNS = {
-    "confirmation": ("confirmation_token", "confirmation_sent_at"),
-    "phone_change": ("phone_change_token", "phone_change_sent_at"),
-    "reauthentication": ("reauthentication_token", "reauthentication_sent_at"),
-}
-
-
-def format_phone(phone: str) -> str:
-    """GoTrue's formatPhoneNumber: no leading '+', no blanks."""
-    return phone.removeprefix("+").replace(" ", "")
-
-
-def is_valid_phone(phone: str) -> bool:
-    """E.164 digits (after format_phone): 2 to 15 digits, not starting with 0. fullmatch: Go's `$`
-    ends the text, Python's would let a trailing newline through."""
-    return _E164.fullmatch(phone) is not None
-
-
-def validate_phone(phone: str) -> str:
-    """GoTrue's validatePhone: the number in its stored form, or 400 validation_failed."""
-    formatted = format_phone(phone)
-    if not is_valid_phone(formatted):
-        raise bad_request(codes.VALIDATION_FAILED, INVALID_FORMAT)
-    return formatted
-
-
-def check_channel(settings: Settings, channel: str) -> str:
-    """GoTrue's IsValidMessageChannel: 'sms' by default; with the Send SMS hook any channel goes
-    to the hook; 'whatsapp' needs Twilio, which this server has not."""
-    channel = channel or "sms"
-    if not sms.hook_enabled(settings) and channel != "sms":
-        raise bad_request(codes.VALIDATION_FAILED, INVALID_CHANNEL)
-    return channel
 
 
 def _provider_disabled(message: str) -> AuthError:
     return bad_request(codes.PHONE_PROVIDER_DISABLED, message)
-
-
-# Sending a code.
-
-async def send_confirmation(svc: AuthService, conn: AsyncConnection, request: Request | None, user: UserRow,
-                            phone: str, otp_type: str) -> str:
-    """GoTrue's sendPhoneConfirmation: a code for `otp_type` (confirmation, phone_change or
-    reauthentication) to `phone`, its hash kept on the user. Returns the message id GoTrue
-    answers ("test-otp" for a test number, else none)."""
-    token_column, sent_column = _OTP_COLUMNS[otp_type]
-    await svc.limiter.check_sms_frequency(conn, user["id"], sent_column)
-    code = await sms.send_otp(svc, conn, phone=phone, kind=otp_type, user=user, request=request)
-    hashed = mail.token_hash(phone, code)
-    await conn.execute(
-        sql.SQL("update auth.users set {token} = %s, {sent} = now(),"
-                " phone_change = case when %s then %s else phone_change end where id = %s").format(
-            token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
-        [hashed, otp_type == "phone_change", phone, user["id"]])
-    await save_one_time_token(conn, user["id"], token_column, hashed, phone)
-    return "test-otp" if sms.test_otp(svc.ctx.settings, phone) is not None else ""
 
 
 def _message(message_id: str) -> dict[str, str]:
@@ -137,16 +68,9 @@ async def _create_user(conn: AsyncConnection, phone: str, password_hash: str | N
     user_id = await create_user(conn, email=None, phone=phone, password_hash=password_hash, user_meta=data,
                                 app_meta={"provider": PROVIDER, "providers": [PROVIDER]})
     identity = {**data, **claims_map({"sub": str(user_id)})}  # the claims win over the caller's data
-    await create_identity(conn, user_id, PROVIDER, identity)
-    await conn.execute("update auth.users set raw_user_meta_data = %s where id = %s", [Jsonb(identity), user_id])
+    await identity_rows.create(conn, user_id, PROVIDER, identity)
+    await users.set_user_metadata(conn, user_id, identity)
     return user_id
-
-
-async def _confirm_phone(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """GoTrue's ConfirmPhone: confirmed now, the code spent (and every other pending code)."""
-    await conn.execute("update auth.users set phone_confirmed_at = now(), confirmation_token = '', updated_at = now()"
-                       " where id = %s", [user_id])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
 
 
 async def _register(svc: AuthService, conn: AsyncConnection, request: Request, phone: str,
@@ -158,9 +82,9 @@ async def _register(svc: AuthService, conn: AsyncConnection, request: Request, p
         raise _Registered(user)
     user_id = user["id"] if user is not None else await _create_user(conn, phone, password_hash, data)
     if svc.ctx.settings.sms_autoconfirm:
-        await _confirm_phone(conn, user_id)
+        await phone_codes.confirm_phone(conn, user_id)
     else:
-        await send_confirmation(svc, conn, request, await written_user(conn, user_id), phone, "confirmation")
+        await phone_codes.send_code(svc, conn, request, await written_user(conn, user_id), phone, "confirmation")
     return await written_user(conn, user_id)
 
 
@@ -225,7 +149,7 @@ async def otp(svc: AuthService, request: Request, body: Body, *, create_default:
             user = await _register(svc, conn, request, phone, None, data)
             if not settings.sms_autoconfirm:
                 return {}  # GoTrue answers the sign-up's code with an empty object
-        return _message(await send_confirmation(svc, conn, request, user, phone, "confirmation"))
+        return _message(await phone_codes.send_code(svc, conn, request, user, phone, "confirmation"))
 
     return json_response(request, await in_transaction(svc.ctx, work, "Database error sending SMS"))
 
@@ -263,65 +187,21 @@ async def verify_post(svc: AuthService, request: Request, body: Body) -> Respons
         if user["is_banned"]:
             raise forbidden(codes.USER_BANNED, "User is banned")
         # Counted before the comparison; past the bound nothing is accepted (server.auth.wrong_codes).
-        column = _OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"][0]
+        column = phone_codes.OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"][0]
         if not (await wrong_codes.take_try(conn, user["id"], column)
-                and await _code_matches(ctx.settings, conn, user, kind, phone, token, hashed)):
+                and await phone_codes.code_matches(ctx.settings, conn, user, kind, phone, token, hashed)):
             await wrong_codes.wrong_try(conn, user["id"], column)
             raise CommitThen(forbidden(codes.OTP_EXPIRED, EXPIRED))  # the count stays
         await wrong_codes.right_try(conn, user["id"], (column,))
         if kind == "sms":
-            await _confirm_phone(conn, user["id"])
+            await phone_codes.confirm_phone(conn, user["id"])
         else:
-            await apply_phone_change(conn, user, phone)
-        await _became_permanent(conn, user["id"])
+            await phone_codes.apply_phone_change(conn, user, phone)
+        await phone_codes.became_permanent(conn, user["id"])
         await sessions.evict_least_recently_used(ctx, conn, user["id"])
         return await issue_session(ctx, conn, request, await written_user(conn, user["id"]), "otp")
 
     return json_response(request, await in_transaction(ctx, work, "Database error verifying user"))
-
-
-async def _code_matches(settings: Settings, conn: AsyncConnection, user: UserRow, kind: str, phone: str,
-                        token: str, hashed: str) -> bool:
-    """A test number's fixed code, or the kept hash while it is fresh (compared in constant time)."""
-    fixed = sms.test_otp(settings, phone)
-    if fixed is not None and hmac.compare_digest(token.encode(), fixed.encode()):
-        return True
-    token_column, sent_column = _OTP_COLUMNS["confirmation" if kind == "sms" else "phone_change"]
-    cur = await conn.execute(
-        sql.SQL("select coalesce({token}, ''), coalesce({sent} + make_interval(secs => %s) >= now(), false)"
-                " from auth.users where id = %s").format(
-            token=sql.Identifier(token_column), sent=sql.Identifier(sent_column)),
-        [settings.sms_otp_exp, user["id"]])
-    row = await cur.fetchone()
-    if row is None:
-        return False
-    stored, fresh = row
-    # Compared whatever the freshness, so the answer's timing says nothing about the code.
-    same = bool(stored) and hmac.compare_digest(stored.encode(), hashed.encode())
-    return same and bool(fresh)
-
-
-async def apply_phone_change(conn: AsyncConnection, user: UserRow, phone: str) -> None:
-    """GoTrue's phone_change verification: the phone identity (created, or its number updated),
-    then ConfirmPhoneChange (the new number, confirmed; pending codes spent)."""
-    user_id = user["id"]
-    updated = await conn.execute(
-        "update auth.identities set identity_data = identity_data || jsonb_build_object('phone', %s::text,"
-        " 'phone_verified', true), updated_at = now() where provider_id = %s and provider = %s",
-        [phone, str(user_id), PROVIDER])
-    if updated.rowcount == 0:
-        await create_identity(conn, user_id, PROVIDER, claims_map({"sub": str(user_id), "phone": phone, "phone_verified": True}))
-    await conn.execute(
-        "update auth.users set phone = %s, phone_change = '', phone_change_token = '', phone_confirmed_at = now(),"
-        " updated_at = now() where id = %s", [phone, user_id])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s", [user_id])
-
-
-async def _became_permanent(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """A verified number makes an anonymous user permanent; app_metadata follows the user's
-    identities (GoTrue's UpdateAppMetaDataProviders)."""
-    await conn.execute("update auth.users set is_anonymous = false where id = %s", [user_id])
-    await update_providers(conn, user_id)
 
 
 # POST /resend {type: sms | phone_change}.
@@ -352,10 +232,10 @@ async def resend(svc: AuthService, request: Request, body: Body, kind: str) -> R
         if kind == "sms":
             if user["phone_confirmed_at"] is not None:
                 return {}
-            return _message(await send_confirmation(svc, conn, request, user, phone, "confirmation"))
+            return _message(await phone_codes.send_code(svc, conn, request, user, phone, "confirmation"))
         if not user["phone_change"]:
             return {}
-        return _message(await send_confirmation(svc, conn, request, user, user["phone_change"], "phone_change"))
+        return _message(await phone_codes.send_code(svc, conn, request, user, user["phone_change"], "phone_change"))
 
     return json_response(request, await in_transaction(svc.ctx, work, "Unable to process request"))
 
@@ -368,9 +248,7 @@ async def check_new_phone(conn: AsyncConnection, user: UserRow, raw_phone: str) 
     phone = validate_phone(raw_phone)
     if phone == (user["phone"] or ""):
         return None
-    cur = await conn.execute("select 1 from auth.users where phone = %s and id <> %s and not is_sso_user",
-                             [phone, user["id"]])
-    if await cur.fetchone() is not None:
+    if await users.phone_taken(conn, phone, besides=user["id"]):
         raise unprocessable(codes.PHONE_EXISTS, DUPLICATE_PHONE)
     return phone
 
@@ -381,8 +259,8 @@ async def change_phone(svc: AuthService, conn: AsyncConnection, request: Request
     change applied at once."""
     check_channel(svc.ctx.settings, channel)
     if svc.ctx.settings.sms_autoconfirm:
-        await conn.execute("update auth.users set phone_change = %s where id = %s", [phone, user["id"]])
-        await apply_phone_change(conn, user, phone)
-        await _became_permanent(conn, user["id"])
+        await users.set_phone_change(conn, user["id"], phone)
+        await phone_codes.apply_phone_change(conn, user, phone)
+        await phone_codes.became_permanent(conn, user["id"])
         return
-    await send_confirmation(svc, conn, request, user, phone, "phone_change")
+    await phone_codes.send_code(svc, conn, request, user, phone, "phone_change")

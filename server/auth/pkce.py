@@ -19,7 +19,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from psycopg import AsyncConnection
-from psycopg.rows import dict_row
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -28,9 +27,10 @@ from server.auth import mail, sessions
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, not_found, unprocessable
 from server.auth.http import Body, json_response, read_body
+from server.auth.models import flow_state
+from server.auth.models.users import user_by_id
 from server.auth.service import AuthService
 from server.auth.session_tokens import issue_session
-from server.auth.user_store import user_by_id
 
 TOKEN_PREFIX = "pkce_"
 MIN_CHALLENGE, MAX_CHALLENGE = 43, 128
@@ -90,23 +90,13 @@ def verifier_matches(flow: dict[str, Any], verifier: str) -> bool:
     return hmac.compare_digest(challenge.encode(), expected.encode())
 
 
-SWEEP_BATCH = 100
-
-
 async def _sweep(expiry: float, conn: AsyncConnection) -> None:
-    """Flow states nothing can use any more, a batch at a time, passing over rows another
-    transaction holds (never waiting for them). GoTrue's cleanup deletes a flow state once it
-    is a day old, so 200 calls to /authorize keep 200 rows for a day; here an OAuth flow goes
-    once GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION is over (its callback and its code exchange
+    """Flow states nothing can use any more. GoTrue's cleanup deletes a flow state once it is a
+    day old, so 200 calls to /authorize keep 200 rows for a day; here an OAuth flow goes once
+    GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION is over (its callback and its code exchange
     refuse it from then on), and a mailed link's flow once the link has expired and, for a
     magic link opened meanwhile, once its code has too."""
-    await conn.execute(
-        "delete from auth.flow_state where ctid in (select ctid from auth.flow_state"
-        " where created_at < now() - make_interval(secs => %s) and (authentication_method = 'oauth'"
-        "   or (created_at < now() - make_interval(secs => %s)"
-        "       and coalesce(auth_code_issued_at, created_at) < now() - make_interval(secs => %s)))"
-        " limit %s for update skip locked)",
-        [expiry, max(expiry, mail.OTP_EXPIRY_SECONDS), expiry, SWEEP_BATCH])
+    await flow_state.sweep(conn, expiry, max(expiry, mail.OTP_EXPIRY_SECONDS))
 
 
 async def create(conn: AsyncConnection, expiry: float, *, provider_type: str, auth_method: str,
@@ -114,17 +104,12 @@ async def create(conn: AsyncConnection, expiry: float, *, provider_type: str, au
                  linking_target_id: uuid.UUID | None = None, invite_token: str | None = None) -> dict[str, Any]:
     """A new flow (PKCE when `challenge` is given: it then has an auth code); the row."""
     await _sweep(expiry, conn)
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(
-            "insert into auth.flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type,"
-            " created_at, updated_at, authentication_method, referrer, linking_target_id, invite_token)"
-            " values (%s, %s, %s, %s, %s, %s, now(), now(), %s, %s, %s, %s) returning *",
-            [uuid.uuid4(), user_id, str(uuid.uuid4()) if challenge else None, challenge.method if challenge else None,
-             challenge.challenge if challenge else None, provider_type, auth_method, referrer or None,
-             linking_target_id, invite_token or None])
-        row = await cur.fetchone()
-    assert row is not None
-    return row
+    return await flow_state.insert(
+        conn, user_id=user_id, auth_code=str(uuid.uuid4()) if challenge else None,
+        code_challenge_method=challenge.method if challenge else None,
+        code_challenge=challenge.challenge if challenge else None, provider_type=provider_type,
+        auth_method=auth_method, referrer=referrer or None, linking_target_id=linking_target_id,
+        invite_token=invite_token or None)
 
 
 async def start(conn: AsyncConnection, expiry: float, challenge: Challenge | None, *, user_id: uuid.UUID,
@@ -144,14 +129,10 @@ def link_method(verify_type: str) -> str:
 
 async def issue_auth_code(conn: AsyncConnection, user_id: uuid.UUID, auth_method: str) -> str:
     """The auth code of the user's latest flow of this method, marked issued (issueAuthCode)."""
-    cur = await conn.execute(
-        "update auth.flow_state set auth_code_issued_at = now(), updated_at = now() where id ="
-        " (select id from auth.flow_state where user_id = %s and authentication_method = %s and auth_code is not null"
-        "  order by created_at desc limit 1 for update) returning auth_code", [user_id, auth_method])
-    row = await cur.fetchone()
-    if row is None:
+    auth_code = await flow_state.issue_latest_code(conn, user_id, auth_method)
+    if auth_code is None:
         raise bad_request(codes.FLOW_STATE_NOT_FOUND, "No associated flow state found. No valid flow state found for user.")
-    return str(row[0])
+    return auth_code
 
 
 def with_query(url: str, **params: str) -> str:
@@ -181,12 +162,7 @@ async def pkce_grant(svc: AuthService, request: Request) -> Response:
     async def work(conn: AsyncConnection) -> dict[str, Any]:
         flow = None
         if len(auth_code) <= _MAX_AUTH_CODE:
-            async with conn.cursor(row_factory=dict_row) as cur:
-                await cur.execute(
-                    "select *, coalesce(case when authentication_method = 'magiclink' then auth_code_issued_at end,"
-                    " created_at) + make_interval(secs => %s) < now() as expired"
-                    " from auth.flow_state where auth_code = %s for update", [expiry, auth_code])
-                flow = await cur.fetchone()
+            flow = await flow_state.by_auth_code(conn, auth_code, expiry)
         if flow is None or flow["user_id"] is None:
             raise not_found(codes.FLOW_STATE_NOT_FOUND, "invalid flow state, no valid flow state found")
         if flow["expired"]:
@@ -200,7 +176,7 @@ async def pkce_grant(svc: AuthService, request: Request) -> Response:
         if method in MAILED_METHODS:
             await sessions.evict_least_recently_used(ctx, conn, user["id"])
         # Single use: the flow goes with the session it opens.
-        await conn.execute("delete from auth.flow_state where id = %s", [flow["id"]])
+        await flow_state.delete(conn, flow["id"])
         session = await issue_session(ctx, conn, request, user, method)
         if flow["provider_access_token"]:
             session["provider_token"] = flow["provider_access_token"]

@@ -54,12 +54,13 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection
 from starlette.requests import Request
 
 from server.auth import error_codes as codes
 from server.auth.errors import too_many_requests
 from server.auth.http import client_ip
+from server.auth.models import rate_limits, users
 from server.core.config import Settings
 from server.core.context import AppContext
 
@@ -123,49 +124,6 @@ SWEEP_SECONDS = 30.0
 
 Connect = Callable[[], AbstractAsyncContextManager[AsyncConnection[Any]]]
 
-# The time of a check, in seconds: the database's clock (the same for every replica), or a
-# test's clock.
-_NOW = "coalesce(%(now)s::float8, extract(epoch from now()))"
-
-# A token bucket (x/time/rate, as tollbooth uses it): `tokens` left at `at`, refilled at `rate`
-# a second up to `capacity`. A new key starts full and takes one; a known one is refilled for
-# the time elapsed, then takes one if it has one. The row dies when the bucket would be full
-# again (it is then the same as no row).
-_REFILLED = "least(%(capacity)s, r.tokens + greatest(0, excluded.at - r.at) * %(rate)s)"
-_LEFT = f"({_REFILLED} - case when {_REFILLED} >= 1 then 1 else 0 end)"
-_TAKE_TOKEN = f"""
-insert into auth.rate_limits as r (bucket, key, tokens, at, expires_at, allowed)
-select %(bucket)s, %(key)s, %(capacity)s - 1, t.now, t.now + 1 / %(rate)s, true from (select {_NOW} as now) t
-on conflict (bucket, key) do update set
-  allowed = {_REFILLED} >= 1,
-  tokens = {_LEFT},
-  expires_at = excluded.at + (%(capacity)s - {_LEFT}) / %(rate)s,
-  at = excluded.at
-returning allowed"""
-
-# A fixed window: `tokens` requests counted in the window ending at `expires_at`. An ended
-# window starts afresh with this request; a full one refuses without counting.
-_COUNT_IN_WINDOW = f"""
-insert into auth.rate_limits as r (bucket, key, tokens, at, expires_at, allowed)
-select %(bucket)s, %(key)s, 1, t.now, t.now + %(per_seconds)s, true from (select {_NOW} as now) t
-on conflict (bucket, key) do update set
-  allowed = r.expires_at <= excluded.at or r.tokens < %(count)s,
-  tokens = case when r.expires_at <= excluded.at then 1
-                when r.tokens < %(count)s then r.tokens + 1 else r.tokens end,
-  at = case when r.expires_at <= excluded.at then excluded.at else r.at end,
-  expires_at = case when r.expires_at <= excluded.at then excluded.expires_at else r.expires_at end
-returning allowed"""
-
-_FORGET = "delete from auth.rate_limits where bucket = %(bucket)s and key = %(key)s"
-
-# Rows no longer counting, a batch at a time; rows another process is updating are left to
-# the next sweep (no waiting, no deadlock between processes sweeping at once).
-_SWEEP = f"""
-delete from auth.rate_limits where (bucket, key) in (
-  select bucket, key from auth.rate_limits where expires_at <= {_NOW}
-  limit 10000 for update skip locked)"""
-
-
 def bounded_key(key: str) -> str:
     """`key` as stored: without NUL (PostgreSQL text cannot hold it), at most MAX_KEY_LENGTH."""
     return key.replace("\x00", "")[:MAX_KEY_LENGTH]
@@ -210,35 +168,32 @@ class RateLimiter:
         allowance = limit.count if limit.burst is None else limit.burst
         if allowance < 1:  # a limit of 0 (or less) refuses everything: nothing to count
             return False
-        params: dict[str, Any] = {"bucket": bucket, "key": bounded_key(key), "now": self._now()}
-        if limit.burst is None:
-            statement = _COUNT_IN_WINDOW
-            params.update(count=limit.count, per_seconds=limit.per_seconds)
-        else:
-            statement = _TAKE_TOKEN
-            params.update(capacity=float(limit.burst), rate=limit.count / limit.per_seconds)
         async with self._connection() as conn:
-            cur = await conn.execute(statement, params)
-            row = await cur.fetchone()
+            if limit.burst is None:
+                allowed = await rate_limits.count_in_window(conn, bucket, bounded_key(key), self._now(),
+                                                            count=limit.count, per_seconds=limit.per_seconds)
+            else:
+                allowed = await rate_limits.take_token(conn, bucket, bounded_key(key), self._now(),
+                                                       capacity=float(limit.burst), rate=limit.count / limit.per_seconds)
             await self._sweep_if_due(conn)
-        return bool(row and row[0])
+        return allowed
 
     async def forget(self, bucket: str, key: str) -> None:
         if self.enabled:
             async with self._connection() as conn:
-                await conn.execute(_FORGET, {"bucket": bucket, "key": bounded_key(key)})
+                await rate_limits.forget(conn, bucket, bounded_key(key))
 
     async def sweep(self) -> None:
         """Delete the rows that no longer count (a batch: the next sweep takes the rest)."""
         async with self._connection() as conn:
-            await conn.execute(_SWEEP, {"now": self._now()})
+            await rate_limits.sweep(conn, self._now())
 
     async def _sweep_if_due(self, conn: AsyncConnection[Any]) -> None:
         due = time.monotonic()
         if due >= self._next_sweep:
             self._next_sweep = due + SWEEP_SECONDS
             await conn.commit()  # the request's count is kept, whatever the sweep does
-            await conn.execute(_SWEEP, {"now": self._now()})
+            await rate_limits.sweep(conn, self._now())
 
     def _connection(self) -> AbstractAsyncContextManager[AsyncConnection[Any]]:
         if self.connect is None:
@@ -279,14 +234,9 @@ class RateLimiter:
         seconds left truncated as GoTrue's generateFrequencyLimitErrorMessage does."""
         if not self.enabled or interval <= 0:
             return
-        cur = await conn.execute(
-            sql.SQL("select floor(extract(epoch from {sent} + make_interval(secs => %s) - now())) from auth.users"
-                    " where id = %s and {sent} + make_interval(secs => %s) >= now()").format(
-                sent=sql.Identifier(sent_at_column)),
-            [interval, user_id, interval])
-        row = await cur.fetchone()
-        if row is not None:
-            raise too_many_requests(code, f"For security purposes, you can only request this after {int(row[0])} seconds.")
+        left = await users.seconds_until_resend(conn, user_id, sent_at_column, interval)
+        if left is not None:
+            raise too_many_requests(code, f"For security purposes, you can only request this after {left} seconds.")
 
     async def check_sms(self) -> None:
         """Count one SMS about to be sent (the whole server's sms_sent bucket, per hour)."""

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from server.auth import error_codes as codes
 from server.auth.errors import bad_request
 from server.auth.ratelimit import RateLimiter
+from server.core.caller import Caller
 from server.core.context import AppContext
 
 # checkmail's format check, which GoTrue uses. Matched with fullmatch: Go's `$` ends the text,
@@ -27,9 +28,9 @@ class AuthService:
     limiter: RateLimiter
 
 
+# A route's handler (server/auth/routes.py); a USER route's handler also gets the verified caller.
 Handler = Callable[[AuthService, Request], Awaitable[Response]]
-# An endpoint module's routes: (path, handler, methods), in the order they are matched.
-RouteSpec = tuple[str, Handler, list[str]]
+UserHandler = Callable[[AuthService, Request, Caller], Awaitable[Response]]
 
 
 def validate_email(email: str) -> str:

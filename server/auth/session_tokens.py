@@ -14,14 +14,15 @@ from datetime import timedelta
 from typing import Any
 
 from psycopg import AsyncConnection, sql
-from psycopg.rows import dict_row
 from starlette.requests import Request
 
 from server.auth import error_codes as codes
 from server.auth import sessions
 from server.auth.errors import AuthError, bad_request, forbidden
 from server.auth.http import client_inet
-from server.auth.user_store import INSTANCE_ID, UserRow, user_by_id, user_json
+from server.auth.models import mfa_amr_claims, refresh_tokens, users
+from server.auth.models import sessions as session_rows
+from server.auth.models.users import UserRow, user_by_id, user_json
 from server.core.context import AppContext
 
 REUSE_INTERVAL = timedelta(seconds=10)
@@ -75,9 +76,9 @@ async def check_session_limit(ctx: AppContext, conn: AsyncConnection, user_id: u
     limit = ctx.settings.max_sessions_per_user
     if limit <= 0:
         return
-    await sessions.lock_user(conn, user_id)
+    await users.lock(conn, user_id)  # one session start of the user at a time: concurrent ones count each other
     await sessions.refresh_user_expiry(ctx, conn, user_id)
-    if await sessions.live_count(conn, user_id) >= limit:
+    if await session_rows.live_count(conn, user_id) >= limit:
         raise session_limit_error(limit)
 
 
@@ -87,37 +88,11 @@ async def issue_session(ctx: AppContext, conn: AsyncConnection, request: Request
     await check_session_limit(ctx, conn, user["id"])
     session_id = uuid.uuid4()
     refresh = new_refresh_token()
-    cur = await conn.execute(
-        "with s as (insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, not_after)"
-        "   values (%(sid)s, %(uid)s, now(), now(), 'aal1', %(ua)s, %(ip)s::inet,"
-        "           least(now() + %(timebox)s::interval, now() + %(inactivity)s::interval)) returning id),"
-        " a as (insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method, id)"
-        "   select id, now(), now(), %(method)s, gen_random_uuid() from s),"
-        " r as (insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id)"
-        "   select %(instance)s, %(token)s, %(uid)s::text, false, now(), now(), id from s)"
-        " update auth.users set last_sign_in_at = now(), updated_at = now() where id = %(uid)s"
-        " returning last_sign_in_at, updated_at, extract(epoch from now())::bigint",
-        {"sid": session_id, "uid": user["id"], "ua": request.headers.get("user-agent"), "ip": client_inet(request),
-         "method": method, "instance": INSTANCE_ID, "token": refresh, **sessions.lifetime_params(ctx.settings)},
-    )
-    row = await cur.fetchone()
-    assert row is not None
-    user = {**user, "last_sign_in_at": row[0], "updated_at": row[1]}
-    return token_response(ctx, user, session_id, refresh, [{"method": method, "timestamp": int(row[2])}])
-
-
-async def session_amr(conn: AsyncConnection, session_id: uuid.UUID) -> list[dict[str, Any]]:
-    cur = await conn.execute(
-        "select authentication_method, extract(epoch from updated_at)::bigint from auth.mfa_amr_claims"
-        " where session_id = %s order by updated_at desc", [session_id])
-    return [{"method": m, "timestamp": ts} for m, ts in await cur.fetchall()]
-
-
-async def session_aal(conn: AsyncConnection, session_id: uuid.UUID) -> str:
-    """The session's assurance level (aal2 once an MFA factor was verified in it)."""
-    cur = await conn.execute("select aal from auth.sessions where id = %s", [session_id])
-    row = await cur.fetchone()
-    return str(row[0]) if row and row[0] else "aal1"
+    signed_in_at, updated_at, now = await session_rows.start(
+        conn, session_id, user["id"], user_agent=request.headers.get("user-agent"), ip=client_inet(request),
+        method=method, refresh_token=refresh, lifetime=sessions.lifetime_params(ctx.settings))
+    user = {**user, "last_sign_in_at": signed_in_at, "updated_at": updated_at}
+    return token_response(ctx, user, session_id, refresh, [{"method": method, "timestamp": now}])
 
 
 async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request, token: str) -> dict[str, Any]:
@@ -130,19 +105,7 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
     than 10 s ago; otherwise it is reuse: the session is revoked (deleted, with all its
     tokens) and the answer is `refresh_token_already_used`.
     """
-    # GoTrue's LastRefreshedAt: the session's last refresh, else the later of its creation
-    # and the presented token's last change.
-    async with conn.cursor(row_factory=dict_row) as cur:
-        await cur.execute(
-            "select rt.id, rt.token, rt.revoked, rt.updated_at + %(reuse)s > now() as in_reuse_window, rt.session_id,"
-            " s.user_id, s.not_after is not null and s.not_after <= now() as past_not_after,"
-            " coalesce(s.created_at + %(timebox)s::interval <= now(), false) as past_timebox,"
-            " coalesce(coalesce(s.refreshed_at at time zone 'utc', greatest(s.created_at, rt.updated_at))"
-            "   + %(inactivity)s::interval <= now(), false) as timed_out"
-            " from auth.refresh_tokens rt join auth.sessions s on s.id = rt.session_id"
-            " where rt.token = %(token)s for update of rt, s",
-            {"reuse": REUSE_INTERVAL, "token": token, **sessions.lifetime_params(ctx.settings)})
-        found = await cur.fetchone()
+    found = await refresh_tokens.for_refresh(conn, token, REUSE_INTERVAL, sessions.lifetime_params(ctx.settings))
     if found is None:
         raise bad_request(codes.REFRESH_TOKEN_NOT_FOUND, "Invalid Refresh Token: Refresh Token Not Found")
     user = await user_by_id(conn, found["user_id"])
@@ -157,46 +120,28 @@ async def refresh_grant(ctx: AppContext, conn: AsyncConnection, request: Request
     session_id = found["session_id"]
     issued: str | None = None
     if found["revoked"]:
-        latest = await conn.execute(
-            "select token, parent from auth.refresh_tokens where session_id = %s and not revoked order by id desc limit 1",
-            [session_id])
-        active = await latest.fetchone()
+        active = await refresh_tokens.latest_active(conn, session_id)
         if active is not None and active[1] == token:
             issued = active[0]
         elif not found["in_reuse_window"]:
             # Reuse: the token family may be stolen, so the whole session ends (its tokens cascade).
-            await conn.execute("delete from auth.sessions where id = %s", [session_id])
+            await session_rows.delete(conn, session_id)
             raise CommitThen(bad_request(codes.REFRESH_TOKEN_ALREADY_USED, "Invalid Refresh Token: Already Used"))
     if issued is None:
         issued = new_refresh_token()
-        await conn.execute(
-            "with old as (update auth.refresh_tokens set revoked = true, updated_at = now() where id = %(id)s)"
-            " insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)"
-            " values (%(instance)s, %(token)s, %(uid)s, false, now(), now(), %(parent)s, %(sid)s)",
-            {"id": found["id"], "instance": INSTANCE_ID, "token": issued, "uid": str(found["user_id"]),
-             "parent": token, "sid": session_id})
+        await refresh_tokens.rotate(conn, found["id"], token, issued, found["user_id"], session_id)
     # The refresh is the session's activity: its end moves with it.
     not_after = sessions.not_after_sql(sql.SQL("now()")) if sessions.limited(ctx.settings) else sql.SQL("s.not_after")
-    await conn.execute(
-        sql.SQL("update auth.sessions s set refreshed_at = now() at time zone 'utc', updated_at = now(),"
-                " user_agent = %(ua)s, ip = %(ip)s::inet, not_after = {} where s.id = %(sid)s").format(not_after),
-        {"ua": request.headers.get("user-agent"), "ip": client_inet(request), "sid": session_id,
-         **sessions.lifetime_params(ctx.settings)})
-    return token_response(ctx, user, session_id, issued, await session_amr(conn, session_id),
-                          await session_aal(conn, session_id))
+    await session_rows.refreshed(conn, session_id, user_agent=request.headers.get("user-agent"), ip=client_inet(request),
+                                 not_after=not_after, lifetime=sessions.lifetime_params(ctx.settings))
+    return token_response(ctx, user, session_id, issued, await mfa_amr_claims.of_session(conn, session_id),
+                          await session_rows.aal(conn, session_id))
 
 
 async def swap_refresh_token(conn: AsyncConnection, session_id: uuid.UUID, user_id: uuid.UUID) -> str:
     """GoTrue's GrantRefreshTokenSwap: the session's current token is revoked and replaced."""
     token = new_refresh_token()
-    await conn.execute(
-        "with cur_token as (select id, token from auth.refresh_tokens where session_id = %(sid)s and not revoked"
-        "   order by id desc limit 1 for update),"
-        " revoked as (update auth.refresh_tokens r set revoked = true, updated_at = now()"
-        "   from cur_token where r.id = cur_token.id)"
-        " insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id)"
-        " values (%(instance)s, %(token)s, %(uid)s, false, now(), now(), (select token from cur_token), %(sid)s)",
-        {"sid": session_id, "instance": INSTANCE_ID, "token": token, "uid": str(user_id)})
+    await refresh_tokens.swap(conn, session_id, user_id, token)
     return token
 
 

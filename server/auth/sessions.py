@@ -19,6 +19,8 @@ from datetime import timedelta
 
 from psycopg import AsyncConnection, sql
 
+from server.auth.models import sessions as session_rows
+from server.auth.models import users
 from server.core.config import Settings
 from server.core.context import AppContext
 
@@ -27,9 +29,6 @@ from server.core.context import AppContext
 SWEEP_AFTER = timedelta(hours=24)
 SWEEP_BATCH = 10
 BACKFILL_BATCH = 100
-# When the session was last used: its last refresh, else its creation (LastRefreshedAt).
-LAST_REFRESHED = sql.SQL("coalesce(s.refreshed_at at time zone 'utc', s.created_at)")
-LIVE = sql.SQL("(s.not_after is null or s.not_after > now())")
 
 
 def timebox(settings: Settings) -> timedelta | None:
@@ -45,7 +44,7 @@ def limited(settings: Settings) -> bool:
     return timebox(settings) is not None or inactivity(settings) is not None
 
 
-def not_after_sql(last_refreshed: sql.Composable = LAST_REFRESHED) -> sql.Composable:
+def not_after_sql(last_refreshed: sql.Composable = session_rows.LAST_REFRESHED) -> sql.Composable:
     """The end of a session `s` under %(timebox)s / %(inactivity)s (least() skips nulls)."""
     return sql.SQL("least(s.created_at + %(timebox)s::interval, {} + %(inactivity)s::interval)").format(last_refreshed)
 
@@ -62,9 +61,7 @@ async def refresh_user_expiry(ctx: AppContext, conn: AsyncConnection, user_id: u
     """Recompute the end of the user's sessions under the current settings (they may have changed)."""
     if not limited(ctx.settings):
         return
-    await conn.execute(
-        sql.SQL("update auth.sessions s set not_after = {} where s.user_id = %(uid)s").format(not_after_sql()),
-        {**lifetime_params(ctx.settings), "uid": user_id})
+    await session_rows.set_not_after_of_user(conn, user_id, not_after_sql(), lifetime_params(ctx.settings))
 
 
 async def sweep(ctx: AppContext, conn: AsyncConnection) -> None:
@@ -72,28 +69,10 @@ async def sweep(ctx: AppContext, conn: AsyncConnection) -> None:
     an end to a batch of sessions opened before the time box or inactivity timeout was set,
     so that devices forgotten then end as well."""
     if limited(ctx.settings):
-        await conn.execute(
-            sql.SQL("update auth.sessions s set not_after = {} where s.id in"
-                    " (select id from auth.sessions where not_after is null limit %(batch)s for update skip locked)"
-                    ).format(not_after_sql()),
-            {**lifetime_params(ctx.settings), "batch": BACKFILL_BATCH})
+        await session_rows.backfill_not_after(conn, not_after_sql(), lifetime_params(ctx.settings), BACKFILL_BATCH)
     await end_reason(conn, "expired")
-    await conn.execute(
-        "delete from auth.sessions where id in (select id from auth.sessions where not_after < now() - %s"
-        " limit %s for update skip locked)", [SWEEP_AFTER, SWEEP_BATCH])
+    await session_rows.delete_ended(conn, SWEEP_AFTER, SWEEP_BATCH)
     await end_reason(conn, "")
-
-
-async def live_count(conn: AsyncConnection, user_id: uuid.UUID) -> int:
-    cur = await conn.execute(sql.SQL("select count(*) from auth.sessions s where s.user_id = %s and {}").format(LIVE),
-                             [user_id])
-    row = await cur.fetchone()
-    return int(row[0]) if row else 0
-
-
-async def lock_user(conn: AsyncConnection, user_id: uuid.UUID) -> None:
-    """Serialise session starts of one user, so two concurrent sign-ins cannot both pass the count."""
-    await conn.execute("select 1 from auth.users where id = %s for no key update", [user_id])
 
 
 async def evict_least_recently_used(ctx: AppContext, conn: AsyncConnection, user_id: uuid.UUID) -> int:
@@ -102,15 +81,12 @@ async def evict_least_recently_used(ctx: AppContext, conn: AsyncConnection, user
     limit = ctx.settings.max_sessions_per_user
     if limit <= 0:
         return 0
-    await lock_user(conn, user_id)
+    await users.lock(conn, user_id)  # one session start of the user at a time: concurrent ones count each other
     await refresh_user_expiry(ctx, conn, user_id)
-    excess = await live_count(conn, user_id) - limit + 1
+    excess = await session_rows.live_count(conn, user_id) - limit + 1
     if excess <= 0:
         return 0
     await end_reason(conn, "evicted")
-    cur = await conn.execute(
-        sql.SQL("delete from auth.sessions where id in (select s.id from auth.sessions s where s.user_id = %s and {}"
-                " order by {}, s.created_at limit %s) returning id").format(LIVE, LAST_REFRESHED), [user_id, excess])
-    ended = len(await cur.fetchall())
+    ended = await session_rows.delete_least_recently_used(conn, user_id, excess)
     await end_reason(conn, "")
     return ended

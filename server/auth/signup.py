@@ -8,23 +8,22 @@ from psycopg import AsyncConnection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from server.auth import email_confirmation, gates, mail, metadata, passwords, pkce
 from server.auth import error_codes as codes
-from server.auth import gates, mail, metadata, passwords, pkce
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import bad_request, unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import issue_session
-from server.auth.user_store import (
+from server.auth.models.users import (
     confirm_email,
     create_user,
     sanitized_user,
-    save_one_time_token,
     user_by_email,
     user_json,
     written_user,
 )
+from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import issue_session
 
 ALREADY_REGISTERED = "User already registered"
 
@@ -84,7 +83,7 @@ async def signup(svc: AuthService, request: Request) -> Response:
             return await issue_session(ctx, conn, request, await written_user(conn, user_id), "password")
         prefix = await pkce.start(conn, settings.flow_state_expiry, challenge, user_id=user_id,
                                   auth_method="email/signup", provider_type="email")
-        await send_confirmation(svc, conn, user_id, email, redirect_to, prefix=prefix)
+        await email_confirmation.send(svc, conn, user_id, email, redirect_to, prefix=prefix)
         user = await written_user(conn, user_id)
         if existing is None:
             return user_json(user)
@@ -93,18 +92,6 @@ async def signup(svc: AuthService, request: Request) -> Response:
         return sanitized_user({**user, "invited_at": None}, data, "email")
 
     return json_response(request, await in_transaction(ctx, work, "Database error updating user"))
-
-
-async def send_confirmation(svc: AuthService, conn: AsyncConnection, user_id: Any, email: str, redirect_to: str,
-                            *, prefix: str = "") -> None:
-    """The confirmation mail; `prefix` is pkce.TOKEN_PREFIX for a PKCE flow's link."""
-    otp = mail.new_otp()
-    hashed = prefix + mail.token_hash(email, otp)
-    await conn.execute("update auth.users set confirmation_token = %s, confirmation_sent_at = now() where id = %s",
-                       [hashed, user_id])
-    await save_one_time_token(conn, user_id, "confirmation_token", hashed, email)
-    await mail.send(svc.ctx, conn, to=email, kind="signup", otp=otp,
-                    link=mail.verify_link(svc.ctx, hashed, "signup", redirect_to), user_id=user_id)
 
 
 async def _anonymous(svc: AuthService, request: Request, data: dict[str, Any]) -> Response:

@@ -38,8 +38,9 @@ from server.auth import error_codes as codes
 from server.auth.errors import AuthError, internal
 from server.auth.http import client_ip
 from server.auth.mail import inbox_enabled, new_otp
+from server.auth.models import dev_inbox
+from server.auth.models.users import UserRow, user_json
 from server.auth.service import AuthService
-from server.auth.user_store import UserRow, user_json
 from server.core.config import Settings
 
 HOOK_TIMEOUT_SECONDS = 5.0  # GoTrue's defaultHTTPHookTimeout, for all attempts together
@@ -85,10 +86,8 @@ async def send_otp(svc: AuthService, conn: AsyncConnection, *, phone: str, kind:
         await call_send_sms_hook(settings, hook_payload(phone, code, user, request))
         return code
     message = render(settings.sms_template, code)
-    await conn.execute(
-        "insert into auth.dev_inbox (recipient, subject, kind, otp, link, text_body, html_body)"
-        " values (%s, %s, 'sms', %s, '', %s, %s)",
-        [phone, f"SMS ({kind})", code, message, _html(message)])
+    await dev_inbox.insert(conn, recipient=phone, subject=f"SMS ({kind})", kind="sms", otp=code, link="",
+                           text_body=message, html_body=_html(message))
     return code
 
 

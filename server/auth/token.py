@@ -10,14 +10,13 @@ from starlette.responses import Response
 
 from server.auth import error_codes as codes
 from server.auth import external as external_grants
-from server.auth import gates, passwords
-from server.auth import phone as phone_auth
+from server.auth import gates, passwords, phone_numbers
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, unprocessable
 from server.auth.http import json_response, read_body
+from server.auth.models.users import user_by_email, user_by_phone
 from server.auth.service import AuthService, validate_email
 from server.auth.session_tokens import issue_session, refresh_grant
-from server.auth.user_store import user_by_email, user_by_phone
 
 INVALID_LOGIN = "Invalid login credentials"
 
@@ -43,7 +42,7 @@ async def password_grant(svc: AuthService, request: Request) -> Response:
     if phone:
         if not ctx.settings.phone_enabled:
             raise unprocessable(codes.PHONE_PROVIDER_DISABLED, "Phone logins are disabled")
-        login = phone_auth.format_phone(phone)  # formatted, not validated, as GoTrue
+        login = phone_numbers.format_phone(phone)  # formatted, not validated, as GoTrue
     elif email:
         gates.require_email_login(ctx.settings)
         login = validate_email(email)

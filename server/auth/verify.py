@@ -13,26 +13,24 @@ from psycopg import AsyncConnection, sql
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from server.auth import email_confirmation, gates, invite, mail, metadata, pkce, sessions, wrong_codes
 from server.auth import error_codes as codes
-from server.auth import gates, invite, mail, metadata, pkce, sessions, wrong_codes
 from server.auth import phone as phone_auth
 from server.auth.db import in_transaction
 from server.auth.errors import AuthError, bad_request, forbidden, unprocessable
 from server.auth.http import json_response, read_body
-from server.auth.service import AuthService, validate_email
-from server.auth.session_tokens import CommitThen, issue_session
-from server.auth.signup import send_confirmation
-from server.auth.user import apply_email_change
-from server.auth.user_store import (
-    AUDIENCE,
+from server.auth.models import one_time_tokens, users
+from server.auth.models.users import (
     UserRow,
     confirm_email,
     create_user,
     find_user,
-    save_one_time_token,
     user_by_email,
     written_user,
 )
+from server.auth.service import AuthService, validate_email
+from server.auth.session_tokens import CommitThen, issue_session
+from server.auth.user import apply_email_change
 
 VERIFY_TYPES = ("signup", "invite", "magiclink", "recovery", "email_change", "email")
 # Which token column each verification type checks (email OTPs may be either kind).
@@ -53,9 +51,8 @@ async def send_recovery(svc: AuthService, conn: AsyncConnection, user: UserRow, 
     await svc.limiter.check_mail_frequency(conn, user["id"], "recovery_sent_at")
     otp = mail.new_otp()
     hashed = prefix + mail.token_hash(email, otp)
-    await conn.execute("update auth.users set recovery_token = %s, recovery_sent_at = now() where id = %s",
-                       [hashed, user["id"]])
-    await save_one_time_token(conn, user["id"], "recovery_token", hashed, email)
+    await users.set_code(conn, user["id"], "recovery_token", "recovery_sent_at", hashed)
+    await one_time_tokens.save(conn, user["id"], "recovery_token", hashed, email)
     await mail.send(svc.ctx, conn, to=email, kind=kind, otp=otp,
                     link=mail.verify_link(svc.ctx, hashed, kind, redirect_to), user_id=user["id"])
 
@@ -113,7 +110,7 @@ async def otp(svc: AuthService, request: Request, *, create_default: bool = True
             await svc.limiter.check_mail_frequency(conn, user["id"], "confirmation_sent_at")
             prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
                                       provider_type="email")
-            await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
+            await email_confirmation.send(svc, conn, user["id"], email, redirect_to, prefix=prefix)
         else:
             prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="magiclink",
                                       provider_type="magiclink")
@@ -150,7 +147,7 @@ async def resend(svc: AuthService, request: Request) -> Response:
                 await svc.limiter.check_mail_frequency(conn, user["id"], "confirmation_sent_at")
                 prefix = await pkce.start(conn, expiry, challenge, user_id=user["id"], auth_method="email/signup",
                                           provider_type="email/signup")
-                await send_confirmation(svc, conn, user["id"], email, redirect_to, prefix=prefix)
+                await email_confirmation.send(svc, conn, user["id"], email, redirect_to, prefix=prefix)
             return
         user = await find_user(conn, sql.SQL("lower(u.email_change) = %s"), [email], lock=True)
         if user is not None:
@@ -159,8 +156,7 @@ async def resend(svc: AuthService, request: Request) -> Response:
                                       provider_type="email_change")
             code = mail.new_otp()
             hashed = prefix + mail.token_hash(email, code)
-            await conn.execute("update auth.users set email_change_token_new = %s, email_change_sent_at = now()"
-                               " where id = %s", [hashed, user["id"]])
+            await users.set_code(conn, user["id"], "email_change_token_new", "email_change_sent_at", hashed)
             await mail.send(svc.ctx, conn, to=email, kind="email_change", otp=code,
                             link=mail.verify_link(svc.ctx, hashed, "email_change", redirect_to), user_id=user["id"])
 
@@ -172,15 +168,7 @@ async def _take_tries(conn: AsyncConnection, kind: str, email: str) -> list[uuid
     """A typed code names its user by address: count the try at each of their pending codes of
     `kind` (server.auth.wrong_codes) before any is compared; the users, locked. An e-mail
     change's code names the new address, which more than one user may be moving to."""
-    if kind == "email_change":
-        where = sql.SQL("lower(email_change) = %s")
-        params: list[Any] = [email]
-    else:  # user_by_email's condition
-        where = sql.SQL("lower(email) = %s and aud = %s and not is_sso_user")
-        params = [email, AUDIENCE]
-    cur = await conn.execute(
-        sql.SQL("select id from auth.users where {} order by id for no key update").format(where), params)
-    user_ids = [row[0] for row in await cur.fetchall()]
+    user_ids = await users.lock_by_email(conn, email, changing_to=kind == "email_change")
     for user_id in user_ids:
         for column in _COLUMNS[kind]:
             await wrong_codes.take_try(conn, user_id, column)  # a code past its bound is deleted here
@@ -233,8 +221,7 @@ async def _verify(svc: AuthService, request: Request, kind: str, hashed: str | l
                 raise forbidden(codes.OTP_EXPIRED, EXPIRED)
             await apply_email_change(conn, user, new_email)
         else:
-            await conn.execute("update auth.users set recovery_token = case when recovery_token = any(%s) then ''"
-                               " else recovery_token end where id = %s", [hashes, user_id])
+            await users.spend_recovery_token(conn, user_id, hashes)
             if kind in ("signup", "invite"):
                 await invite.accept(conn, user)
             await confirm_email(conn, user_id)  # spends every pending code, this one included

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import uuid
 
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection
+
+from server.auth.models import one_time_code_tries, one_time_tokens, users
 
 # Wrong tries a code, nonce or MFA challenge survives minus one: the fifth wrong try ends it.
 # GoTrue's own bound on recovery codes (GOTRUE_MFA_RECOVERY_CODES_MAX_VERIFY_ATTEMPTS) is 5.
@@ -42,18 +44,10 @@ async def take_try(conn: AsyncConnection, user_id: uuid.UUID, column: str) -> bo
     False when the code has had its MAX_WRONG_CODES wrong tries already: it is then deleted,
     and nothing may be accepted for it (not even a test number's fixed code). The caller holds
     the user's row lock."""
-    cur = await conn.execute(
-        sql.SQL("insert into auth.one_time_code_tries as t (user_id, token_column, sent_at, tries)"
-                " select u.id, %s, u.{sent}, 1 from auth.users u where u.id = %s"
-                " on conflict (user_id, token_column) do update set"
-                "   tries = case when t.sent_at is not distinct from excluded.sent_at then t.tries + 1 else 1 end,"
-                "   sent_at = excluded.sent_at"
-                " returning tries").format(sent=sql.Identifier(SENT_AT[column])),
-        [column, user_id])
-    row = await cur.fetchone()
-    if row is None:  # no such user: nothing to guess
+    tries = await one_time_code_tries.take(conn, user_id, column, SENT_AT[column])
+    if tries is None:  # no such user: nothing to guess
         return True
-    if row[0] > MAX_WRONG_CODES:
+    if tries > MAX_WRONG_CODES:
         await _delete_code(conn, user_id, column)
         return False
     return True
@@ -62,22 +56,18 @@ async def take_try(conn: AsyncConnection, user_id: uuid.UUID, column: str) -> bo
 async def wrong_try(conn: AsyncConnection, user_id: uuid.UUID, column: str) -> None:
     """The try just taken was wrong: at the MAX_WRONG_CODES-th, the code is deleted. The caller
     commits (CommitThen), so that the count survives the refusal."""
-    cur = await conn.execute("select tries from auth.one_time_code_tries where user_id = %s and token_column = %s",
-                             [user_id, column])
-    row = await cur.fetchone()
-    if row is not None and row[0] >= MAX_WRONG_CODES:
+    tries = await one_time_code_tries.tries(conn, user_id, column)
+    if tries is not None and tries >= MAX_WRONG_CODES:
         await _delete_code(conn, user_id, column)
 
 
 async def right_try(conn: AsyncConnection, user_id: uuid.UUID, columns: tuple[str, ...]) -> None:
     """The code was right: the counts start afresh."""
-    await conn.execute("delete from auth.one_time_code_tries where user_id = %s and token_column = any(%s)",
-                       [user_id, list(columns)])
+    await one_time_code_tries.forget(conn, user_id, list(columns))
 
 
 async def _delete_code(conn: AsyncConnection, user_id: uuid.UUID, column: str) -> None:
     """The pending code goes (its send time stays: the count goes on until a new code is sent,
     and the per-user sending frequency still applies)."""
-    await conn.execute(sql.SQL("update auth.users set {col} = '' where id = %s").format(col=sql.Identifier(column)),
-                       [user_id])
-    await conn.execute("delete from auth.one_time_tokens where user_id = %s and token_type = %s", [user_id, column])
+    await users.clear_code(conn, user_id, column)
+    await one_time_tokens.delete_kind(conn, user_id, column)

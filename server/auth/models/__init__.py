@@ -1,0 +1,1 @@
+"""The auth.* tables: one module per table holding the SQL on it."""
