@@ -192,6 +192,25 @@ def test_dockerfile_builds_the_web_app_and_copies_it_where_the_server_serves_it(
     assert workdir(final, i) / destination == served
 
 
+def test_dockerfile_copies_the_app_into_its_project_dir() -> None:
+    """What supalite reads from the app at start lands in $SUPALITE_PROJECT_DIR, as in the repository."""
+    final = dockerfile_stages()[-1]
+    env = " ".join(args for keyword, args in final if keyword == "ENV")
+    project_dir = PurePosixPath(dict(item.split("=", 1) for item in shlex.split(env))["SUPALITE_PROJECT_DIR"])
+    app = make_run_app()
+    copied: dict[PurePosixPath, PurePosixPath] = {}
+    for i, (keyword, args) in enumerate(final):
+        words = shlex.split(args)
+        if keyword == "COPY" and PurePosixPath(words[0]).is_relative_to(app):
+            source = PurePosixPath(words[0]).relative_to(app)
+            target = workdir(final, i) / words[1]
+            # A destination ending in / is a folder the file goes into.
+            copied[source] = target / source.name if words[1].endswith("/") else target
+    assert {PurePosixPath(name) for name in ("migrations", "policies", "storage", "mail")} <= copied.keys()
+    for source, destination in copied.items():
+        assert destination == project_dir / source, source
+
+
 def test_nginx_accepts_the_deploy_configuration() -> None:
     if not NGINX.exists():
         pytest.skip("nginx is not installed (make test installs it)")
