@@ -11,9 +11,10 @@ NPM_CI := npm ci --no-audit --no-fund --loglevel=error
 # The web lock lists other platforms' optional binaries (rollup, tailwind oxide) that some
 # registry mirrors leave out, which `npm ci` rejects; this installs exactly the locked tree.
 NPM_LOCKED := npm install --no-save --no-audit --no-fund --loglevel=error
-WEB_STAMP := web/node_modules/.installed
-WEB_BUILD := web/dist/index.html
-WEB_SOURCES := $(shell find web/src web/public web/scripts -type f 2>/dev/null) web/index.html web/vite.config.ts web/tsconfig.json
+# The app served here is the learning site in learning/ (learning/README.md); supalite itself is server/.
+WEB_STAMP := learning/web/node_modules/.installed
+WEB_BUILD := learning/web/dist/index.html
+WEB_SOURCES := $(shell find learning/web/src learning/web/public learning/web/scripts -type f 2>/dev/null) learning/web/index.html learning/web/vite.config.ts learning/web/tsconfig.json
 
 .PHONY: run test setup setup-test bench clean-data help web test-web screenshots
 
@@ -43,19 +44,19 @@ $(JS_TEST_STAMP): tests/js/package.json tests/js/package-lock.json
 	touch $@
 
 # The web app: npm ci when the lock file changes, a build when a web source changes.
-$(WEB_STAMP): web/package.json web/package-lock.json
-	cd web && $(NPM_LOCKED)
+$(WEB_STAMP): learning/web/package.json learning/web/package-lock.json
+	cd learning/web && $(NPM_LOCKED)
 	touch $@
 
 $(WEB_BUILD): $(WEB_STAMP) $(WEB_SOURCES)
-	cd web && npm run build
+	cd learning/web && npm run build
 
 web: $(WEB_BUILD)
 
 # The web app's types and lint (eslint: hooks rules, feature boundaries), then vitest: its pure
 # logic (validation, formatting, statuses, embed URLs).
 test-web: $(WEB_STAMP)
-	cd web && npm run lint && npm test
+	cd learning/web && npm run lint && npm test
 
 # Headless Chromium from Debian, never a downloaded browser.
 /usr/bin/chromium:
@@ -63,7 +64,7 @@ test-web: $(WEB_STAMP)
 
 # Screenshots of every screen at 375 px and 1280 px, against a seeded server.
 screenshots: setup-test $(WEB_BUILD) /usr/bin/chromium
-	node scripts/screenshots.mjs
+	node learning/scripts/screenshots.mjs
 
 # PostGIS for the REST tests of geometry columns (application/geo+json), from Debian.
 POSTGIS := /usr/share/postgresql/15/extension/postgis.control
@@ -97,8 +98,9 @@ run: export SUPALITE_AUTH_MAX_SESSIONS ?= 2
 run: export SUPALITE_AUTH_SESSIONS_TIMEBOX ?= 720h
 run: export SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT ?= 168h
 
+# --workdir: the app's folder (supalite serves any; this one is the learning site).
 run: setup $(WEB_BUILD)
-	$(BIN)/supalite serve --seed
+	$(BIN)/supalite serve --workdir learning --seed
 
 # Debian's PgBouncer: tests/topology runs the replicas through it in transaction mode.
 PGBOUNCER := /usr/sbin/pgbouncer
@@ -109,7 +111,7 @@ test: setup-test $(WEB_BUILD) /usr/bin/chromium $(PG15) $(POSTGIS) $(NGINX) $(PG
 	$(BIN)/ruff check server tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports  # the layers of server/ and no import circles (pyproject.toml [tool.importlinter])
-	cd web && npm run lint && npm test
+	cd learning/web && npm run lint && npm test
 	$(BIN)/pytest
 
 # wrk, the REST bench's load generator (a Python one takes the CPU the server needs).

@@ -31,6 +31,8 @@ from server.provision.settings import load_settings
 from server.rest import flight
 
 REPO = Path(__file__).resolve().parent.parent
+# The app the suites serve (SUPALITE_PROJECT_DIR): the learning site, learning/README.md.
+APP = REPO / "learning"
 TEMPLATE_DB = "supalite_template"
 SUPALITE = str(Path(sys.executable).parent / "supalite")
 
@@ -49,7 +51,7 @@ def with_database(url: str, dbname: str) -> str:
 def base_settings(database_url: str, **overrides: object) -> Settings:
     env = {
         "DATABASE_URL": database_url,
-        "SUPALITE_PROJECT_DIR": str(REPO),
+        "SUPALITE_PROJECT_DIR": str(APP),
         "SUPALITE_RATE_LIMITS": "false",
         "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true",
     }
@@ -181,7 +183,7 @@ def start_server(database_url: str | None, *, extra_env: dict[str, str] | None =
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_"))}
     env.pop("DATABASE_URL", None)
     # Anonymous sign-ins are off by default, as in GoTrue; the suites sign in anonymously.
-    env.update({"SUPALITE_PROJECT_DIR": str(REPO), "SUPALITE_RATE_LIMITS": "false", "SUPALITE_LOG_LEVEL": "warning",
+    env.update({"SUPALITE_PROJECT_DIR": str(APP), "SUPALITE_RATE_LIMITS": "false", "SUPALITE_LOG_LEVEL": "warning",
                 "GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED": "true"})
     if database_url:
         env["DATABASE_URL"] = database_url

@@ -13,7 +13,7 @@ import pytest
 from server.policycheck import MatrixError, load_matrix, run_check
 from tests import harness
 
-MATRIX = harness.REPO / "policies" / "matrix.yaml"
+MATRIX = harness.APP / "policies" / "matrix.yaml"
 
 
 def test_the_apps_permission_matrix_passes(database_url: str):
@@ -71,7 +71,7 @@ def test_a_malformed_matrix_is_reported(tmp_path: Path):
 
 def test_cli_exit_status(database_url: str):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "PGRST_", "GOTRUE_"))}
-    env.update(DATABASE_URL=database_url, SUPALITE_PROJECT_DIR=str(harness.REPO))
+    env.update(DATABASE_URL=database_url, SUPALITE_PROJECT_DIR=str(harness.APP))
     result = subprocess.run([harness.SUPALITE, "policies", "check"], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "target.operation" in result.stdout

@@ -7,7 +7,7 @@ import sys
 
 from tests import harness
 
-SEED = harness.REPO / "seed"
+SEED = harness.APP / "seed"
 sys.path.insert(0, str(SEED))
 import demo_files  # noqa: E402
 

@@ -1,6 +1,6 @@
-"""Every free text the site stores is bounded in the database (migrations/sql/0010_text_bounds.sql):
+"""Every free text the site stores is bounded in the database (learning/migrations/sql/0010_text_bounds.sql):
 REST writes over a bound answer PostgREST's 400 with code 23514 and the constraint's name; the
-web app's copy of the numbers (web/src/config/text-limits.json) agrees with the catalog; an
+web app's copy of the numbers (learning/web/src/config/text-limits.json) agrees with the catalog; an
 upgrade over rows already too long fits them and keeps their originals."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import json
 import re
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,7 +22,7 @@ from tests import harness
 from tests.app.personas import create_user, owner
 from tests.realtime.support import user_token
 
-WEB_LIMITS = json.loads((harness.REPO / "web" / "src" / "config" / "text-limits.json").read_text())
+WEB_LIMITS = json.loads((harness.APP / "web" / "src" / "config" / "text-limits.json").read_text())
 
 # Text columns of the site's tables that carry no length bound of their own, and why.
 UNBOUNDED = {
@@ -153,7 +152,7 @@ def scratch_database(template_ready: str) -> Iterator[str]:
 
 def alembic(url: str, verb: str, revision: str) -> None:
     cfg = Config()
-    cfg.set_main_option("script_location", str(Path(harness.REPO) / "migrations"))
+    cfg.set_main_option("script_location", str(harness.APP / "migrations"))
     cfg.attributes["sqlalchemy_url"] = sqlalchemy_url(url)
     getattr(command, verb)(cfg, revision)
 

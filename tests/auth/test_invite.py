@@ -50,7 +50,7 @@ def test_invite_creates_the_user_and_mails_a_link(api: httpx.Client, admin_heade
     assert identity["identity_data"] == {"sub": user["id"], "email": email, "email_verified": False,
                                          "phone_verified": False}
     mail = _latest_mail(live_server, email)
-    assert mail["Kind"] == "invite" and mail["Subject"] == "Votre invitation sur English Facile"  # the site's mail/
+    assert mail["Kind"] == "invite" and mail["Subject"] == "Votre invitation sur English Facile"  # the site's learning/mail/
     link = urlsplit(mail["Link"])
     assert link.path == "/auth/v1/verify"
     query = parse_qs(link.query)

@@ -1,7 +1,7 @@
 """Auth mail templates as Supabase has them: GOTRUE_MAILER_SUBJECTS_<TYPE> and
 GOTRUE_MAILER_TEMPLATES_<TYPE> (a URL, or here also a file), config.toml's
 [auth.email.template.<type>] subject and content_path, the mail templates folder (the site's
-French mails in mail/), GoTrue's variables, and a bad template refused at start."""
+French mails in learning/mail/), GoTrue's variables, and a bad template refused at start."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from server.provision.settings import load_settings
 from tests import harness
 from tests.auth.conftest import NEW_API, admin_headers_of, auth_api, auth_server, new_email
 
-REPO = Path(__file__).resolve().parents[2]
 VARIABLES = ("<p>{{ .Email }} {{ .NewEmail }} {{ .Token }} {{ .TokenHash }} {{ .SiteURL }} {{ .RedirectTo }}"
              " {{ .Data.level }}{{ if .Data.vip }} vip{{ else }} plain{{ end }}</p>"
              '<a href="{{ .ConfirmationURL }}">go</a>')
@@ -147,7 +146,7 @@ def test_a_missing_file_or_a_bad_template_is_one_clear_error(tmp_path: Path) -> 
 
 def test_serve_refuses_a_missing_template_before_starting(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SUPALITE_", "GOTRUE_", "PGRST_"))}
-    env.update({"SUPALITE_PROJECT_DIR": str(REPO), "SUPALITE_DATA_DIR": str(tmp_path / "data"),
+    env.update({"SUPALITE_PROJECT_DIR": str(harness.APP), "SUPALITE_DATA_DIR": str(tmp_path / "data"),
                 "GOTRUE_MAILER_TEMPLATES_RECOVERY": str(tmp_path / "nope.html")})
     done = subprocess.run([harness.SUPALITE, "serve", "--port", str(harness.free_port())], env=env,
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
@@ -156,12 +155,12 @@ def test_serve_refuses_a_missing_template_before_starting(tmp_path: Path) -> Non
     assert not (tmp_path / "data").exists()  # refused before the database started
 
 
-# -- the site's French mails (mail/) ---------------------------------------------------------------
+# -- the site's French mails (learning/mail/) ------------------------------------------------------
 
 def test_the_sites_mails_are_french_for_every_type() -> None:
-    subjects = tomllib.loads((REPO / "mail" / "subjects.toml").read_text())
+    subjects = tomllib.loads((harness.APP / "mail" / "subjects.toml").read_text())
     assert set(subjects) == set(mail_templates.TYPES)
-    templates = mail_templates.load(load_settings({"SUPALITE_PROJECT_DIR": str(REPO)}, dotenv=None))
+    templates = mail_templates.load(load_settings({"SUPALITE_PROJECT_DIR": str(harness.APP)}, dotenv=None))
     for kind, kind_type in mail_templates.KIND_TYPES.items():
         subject, text, body = templates.render(kind, {**DATA, "NewEmail": "n@example.com"})
         assert subject == subjects[kind_type] and "English Facile" in subject

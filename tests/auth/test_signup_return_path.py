@@ -1,4 +1,4 @@
-"""The site's sign-up with e-mail confirmations on (web/src/features/auth/api/auth.ts signUp):
+"""The site's sign-up with e-mail confirmations on (learning/web/src/features/auth/api/auth.ts signUp):
 supabase-js sends emailRedirectTo as ?redirect_to=<origin><next>, and the confirmation link
 brings the user back to that path of the site (a course page), signed in; another origin is
 not followed (the site URL instead)."""

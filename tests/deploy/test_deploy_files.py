@@ -142,12 +142,19 @@ def workdir(stage: list[tuple[str, str]], before: int) -> PurePosixPath:
     return paths[-1] if paths else PurePosixPath("/")
 
 
+def make_run_app() -> PurePosixPath:
+    """The app folder `make run` serves (its `supalite serve --workdir`)."""
+    (folder,) = [match[1] for line in makefile_lines() if (match := re.search(r"supalite serve --workdir (\S+)", line))]
+    return PurePosixPath(folder)
+
+
 def web_build_inputs() -> set[str]:
     """What `make web` builds from: the stamp's package files and WEB_SOURCES (files and folders)."""
+    web = f"{make_run_app()}/web/"
     inputs: set[str] = set()
     for line in makefile_lines():
         if line.startswith("$(WEB_STAMP):") or line.startswith("WEB_SOURCES :="):
-            inputs |= {word for word in re.split(r"[\s)]+", line) if word.startswith("web/")}
+            inputs |= {word for word in re.split(r"[\s)]+", line) if word.startswith(web)}
     return inputs
 
 
@@ -167,15 +174,15 @@ def test_dockerfile_builds_the_web_app_and_copies_it_where_the_server_serves_it(
         if keyword == "COPY":
             copied |= set(shlex.split(args)[:-1])
     inputs = web_build_inputs()
-    assert {"web/src", "web/package-lock.json", "web/index.html"} <= inputs
+    assert {"learning/web/src", "learning/web/package-lock.json", "learning/web/index.html"} <= inputs
     assert inputs <= copied, inputs - copied
 
-    # The final image holds the stage's dist in $SUPALITE_PROJECT_DIR/<WEB_BUILD's folder>.
+    # The final image holds the stage's dist in $SUPALITE_PROJECT_DIR/<WEB_BUILD's folder in the app>.
     final = stages[-1]
     env = " ".join(args for keyword, args in final if keyword == "ENV")
     project_dir = PurePosixPath(dict(item.split("=", 1) for item in shlex.split(env))["SUPALITE_PROJECT_DIR"])
     (web_build,) = [line.split(":=", 1)[1].strip() for line in makefile_lines() if line.startswith("WEB_BUILD :=")]
-    served = project_dir / PurePosixPath(web_build).parent
+    served = project_dir / PurePosixPath(web_build).relative_to(make_run_app()).parent
     copies = [(i, shlex.split(args)) for i, (keyword, args) in enumerate(final) if keyword == "COPY"]
     dist_copies = [(i, words) for i, words in copies if words[0] == f"--from={name}"]
     assert len(dist_copies) == 1
@@ -183,6 +190,25 @@ def test_dockerfile_builds_the_web_app_and_copies_it_where_the_server_serves_it(
     source, destination = PurePosixPath(words[1]), PurePosixPath(words[2])
     assert source == workdir(web_stage, build_at) / "dist"
     assert workdir(final, i) / destination == served
+
+
+def test_dockerfile_copies_the_app_into_its_project_dir() -> None:
+    """What supalite reads from the app at start lands in $SUPALITE_PROJECT_DIR, as in the repository."""
+    final = dockerfile_stages()[-1]
+    env = " ".join(args for keyword, args in final if keyword == "ENV")
+    project_dir = PurePosixPath(dict(item.split("=", 1) for item in shlex.split(env))["SUPALITE_PROJECT_DIR"])
+    app = make_run_app()
+    copied: dict[PurePosixPath, PurePosixPath] = {}
+    for i, (keyword, args) in enumerate(final):
+        words = shlex.split(args)
+        if keyword == "COPY" and PurePosixPath(words[0]).is_relative_to(app):
+            source = PurePosixPath(words[0]).relative_to(app)
+            target = workdir(final, i) / words[1]
+            # A destination ending in / is a folder the file goes into.
+            copied[source] = target / source.name if words[1].endswith("/") else target
+    assert {PurePosixPath(name) for name in ("migrations", "policies", "storage", "mail")} <= copied.keys()
+    for source, destination in copied.items():
+        assert destination == project_dir / source, source
 
 
 def test_nginx_accepts_the_deploy_configuration() -> None:

@@ -1,4 +1,4 @@
-"""Browser tests: web/e2e/*.test.mjs in headless Chromium (Debian's, driven by
+"""Browser tests: learning/web/e2e/*.test.mjs in headless Chromium (Debian's, driven by
 playwright-core) against a real `supalite serve --seed` with the two-device limit."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from tests import harness
 
-WEB = harness.REPO / "web"
+WEB = harness.APP / "web"
 SUITES = sorted((WEB / "e2e").glob("*.test.mjs"))
 CHROMIUM = Path("/usr/bin/chromium")
 # The product's rules: two devices per account, sessions ending after 30 days or 7 idle days,
@@ -30,7 +30,7 @@ pytestmark = [
 ]
 
 
-# E2E_WEB_DIST: a build of the app elsewhere than web/dist (`vite build --outDir`), so that
+# E2E_WEB_DIST: a build of the app elsewhere than learning/web/dist (`vite build --outDir`), so that
 # parallel work on the app does not share one build.
 WEB_DIST = Path(os.environ.get("E2E_WEB_DIST") or WEB / "dist")
 
@@ -38,7 +38,7 @@ WEB_DIST = Path(os.environ.get("E2E_WEB_DIST") or WEB / "dist")
 @pytest.fixture(scope="module")
 def seeded_server(database_url: str) -> Iterator[harness.LiveServer]:
     if not (WEB_DIST / "index.html").is_file() or not (WEB / "node_modules" / "playwright-core").is_dir():
-        pytest.fail("the web app is not built: run `make test` (it builds web/)")
+        pytest.fail("the web app is not built: run `make test` (it builds learning/web/)")
     server = harness.start_server(database_url, args=["--seed"], extra_env=dict(E2E_ENV, SUPALITE_WEB_DIST=str(WEB_DIST)),
                                   data_dir=harness.scratch_dir("supalite-e2e-"))
     try:
@@ -48,7 +48,7 @@ def seeded_server(database_url: str) -> Iterator[harness.LiveServer]:
 
 
 # Suites whose live updates need these tables in the supabase_realtime publication
-# (migrations/sql/0003_realtime_publication.sql puts them there).
+# (learning/migrations/sql/0003_realtime_publication.sql puts them there).
 NEEDS_REALTIME = {"messages.test.mjs": {"private_messages"}}
 
 
@@ -64,7 +64,7 @@ def require_live_updates(suite_name: str, database_url: str) -> None:
     missing = NEEDS_REALTIME.get(suite_name, set()) - published_tables(database_url)
     if missing:
         pytest.fail(f"{suite_name}: {sorted(missing)} not in the supabase_realtime publication, so the site's"
-                    " live updates cannot work (migrations/sql/0003_realtime_publication.sql adds them)")
+                    " live updates cannot work (learning/migrations/sql/0003_realtime_publication.sql adds them)")
 
 
 @pytest.mark.parametrize("suite", SUITES, ids=[s.name for s in SUITES])

@@ -83,7 +83,7 @@ test('resetPasswordForEmail, then verifyOtp with the code from the inbox', async
   const mail = await latestMessage({ email });
   assert.equal(mail.Kind, 'recovery');
   assert.match(mail.OTP, /^\d{6}$/);
-  assert.ok(mail.Text.includes(mail.Link)); // the site's mail/recovery.html: the link, no code
+  assert.ok(mail.Text.includes(mail.Link)); // the site's learning/mail/recovery.html: the link, no code
   assert.ok(mail.Link.startsWith(`${env.url}/auth/v1/verify?token=`));
   const bad = await supabase.auth.verifyOtp({ email, token: '000000' === mail.OTP ? '111111' : '000000', type: 'recovery' });
   assert.equal(bad.error.code, 'otp_expired');

@@ -167,7 +167,7 @@ def test_the_alembic_cli_uses_the_direct_url(database_url: str) -> None:
     pooler = f"postgresql://postgres:x@127.0.0.1:{harness.free_port()}/postgres"  # nothing listens
     env = {k: v for k, v in os.environ.items() if not k.startswith("SUPALITE_")}
     env.update(DATABASE_URL=pooler, SUPALITE_DB_DIRECT_URL=database_url)
-    result = subprocess.run([sys.executable, "-m", "alembic", "current"], cwd=harness.REPO, env=env,
+    result = subprocess.run([sys.executable, "-m", "alembic", "current"], cwd=harness.APP, env=env,
                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     with psycopg.connect(database_url) as conn:

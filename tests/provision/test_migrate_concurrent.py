@@ -47,11 +47,11 @@ def downgrade():
 
 
 def project(root: Path) -> Path:
-    """A project folder whose migrations/env.py is the repo's own, with REVISION as its only one."""
+    """A project folder whose migrations/env.py is the learning site's, with REVISION as its only one."""
     versions = root / "migrations" / "versions"
     versions.mkdir(parents=True)
     for name in ("env.py", "script.py.mako"):
-        shutil.copy(harness.REPO / "migrations" / name, root / "migrations" / name)
+        shutil.copy(harness.APP / "migrations" / name, root / "migrations" / name)
     (versions / "0001_overlap.py").write_text(REVISION)
     return root
 

@@ -254,7 +254,7 @@ def running_topology() -> Iterator[Topology]:
             "DATABASE_URL": bouncer_url,
             "SUPALITE_DB_DIRECT_URL": db_url,
             "SUPALITE_FORWARDED_ALLOW_IPS": "127.0.0.1",  # nginx's address here
-            "SUPALITE_PROJECT_DIR": str(harness.REPO),
+            "SUPALITE_PROJECT_DIR": str(harness.APP),
             "SUPALITE_LOG_LEVEL": "info",
             "SUPALITE_AUTH_RATE_LIMIT_TOKEN_REFRESH": str(TOKEN_REFRESH_SETTING),
             "STORAGE_S3_ENDPOINT": s3, "STORAGE_S3_BUCKET": "topology",

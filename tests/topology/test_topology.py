@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.skipif(not stack.PG15_BIN.exists(), reason="Debian's postgresql-15 is not installed"),
     pytest.mark.skipif(not stack.PGBOUNCER.exists(), reason="Debian's pgbouncer is not installed"),
     pytest.mark.skipif(shutil.which("nginx") is None and not stack.nginx.NGINX.exists(), reason="nginx is not installed"),
-    pytest.mark.skipif(not (stack.harness.REPO / "web" / "dist" / "index.html").exists(), reason="web/dist is not built"),
+    pytest.mark.skipif(not (stack.harness.APP / "web" / "dist" / "index.html").exists(), reason="learning/web/dist is not built"),
 ]
 
 

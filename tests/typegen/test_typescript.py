@@ -23,11 +23,12 @@ from tests import harness
 HERE = Path(__file__).parent
 FIXTURE_SQL = HERE / "fixture.sql"
 EXPECTED = HERE / "fixture.expected.ts"
-SITE_TYPES = harness.REPO / "web" / "src" / "types" / "database.ts"
-WEB = harness.REPO / "web"
+SITE_TYPES = harness.APP / "web" / "src" / "types" / "database.ts"
+WEB = harness.APP / "web"
 REGENERATE = (
-    "web/src/types/database.ts is stale: regenerate it from the migrated database with\n"
-    "  .venv/bin/supalite migrate && .venv/bin/supalite gen types typescript > web/src/types/database.ts"
+    "learning/web/src/types/database.ts is stale: regenerate it from the migrated database with\n"
+    "  .venv/bin/supalite --workdir learning migrate\n"
+    "  .venv/bin/supalite gen types typescript > learning/web/src/types/database.ts"
 )
 
 
@@ -60,7 +61,7 @@ def test_output_is_stable(fixture_db: str) -> None:
 def test_site_types_are_up_to_date(database_url: str) -> None:
     expected = SITE_TYPES.read_text() if SITE_TYPES.exists() else ""
     actual = generate_typescript(database_url)
-    assert actual == expected, REGENERATE + "\n" + _diff(expected, actual, "web/src/types/database.ts")
+    assert actual == expected, REGENERATE + "\n" + _diff(expected, actual, "learning/web/src/types/database.ts")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -104,7 +105,7 @@ def test_cli_unreachable_database() -> None:
 
 
 @pytest.mark.skipif(not (WEB / "node_modules" / ".bin" / "tsc").exists() or not shutil.which("node"),
-                    reason="web/node_modules not installed")
+                    reason="learning/web/node_modules not installed")
 def test_supabase_js_types_calls_with_it(tmp_path: Path) -> None:
     """usage.ts holds calls that must compile and `@ts-expect-error` ones that must not."""
     config = {

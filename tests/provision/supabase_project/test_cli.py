@@ -434,7 +434,7 @@ def test_one_off_commands_beside_a_running_site_server() -> None:
     data = harness.scratch_dir("supalite-cli-site-") / "data"
     server = harness.start_server(None, data_dir=data, extra_env={"SUPALITE_DB_PORT": str(free_port())})
     try:
-        env = clean_environment() | {"SUPALITE_PROJECT_DIR": str(harness.REPO)}
+        env = clean_environment() | {"SUPALITE_PROJECT_DIR": str(harness.APP)}
         run = [harness.SUPALITE, "policies", "check", "--data-dir", str(data)]
         checked = subprocess.run(run, env=env, cwd=str(harness.REPO), capture_output=True, text=True, timeout=300,
                                  check=False)

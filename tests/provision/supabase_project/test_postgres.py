@@ -325,7 +325,7 @@ def test_embedded_refuses_a_cluster_of_another_version(tmp_path: Path) -> None:
 
 
 def test_the_site_is_not_a_project() -> None:
-    settings = load_settings({"SUPALITE_PROJECT_DIR": str(harness.REPO)}, dotenv=None)
+    settings = load_settings({"SUPALITE_PROJECT_DIR": str(harness.APP)}, dotenv=None)
     assert project_embedded(settings) is None
 
 

@@ -25,7 +25,7 @@ from tests.provision.supabase_project.projects import Project, parse_env_output,
 
 SAMPLE = Path(__file__).parent / "sample"
 TYPES_USAGE = Path(__file__).parent / "types_usage.ts"
-WEB = harness.REPO / "web"
+WEB = harness.APP / "web"
 TSC = WEB / "node_modules" / ".bin" / "tsc"
 MIGRATIONS = sorted(p.name.split("_", 1)[0] for p in (SAMPLE / "supabase" / "migrations").glob("*.sql"))
 ADA = {"email": "ada@example.com", "password": "ada-password"}
@@ -70,7 +70,7 @@ def test_supabase_js_sees_the_project_settings(project: Project) -> None:
 
 
 def _tsc(folder: Path, usage: str) -> subprocess.CompletedProcess[str]:
-    """tsc (web's) on database.types.ts and `usage` in `folder`, supabase-js resolved from web/."""
+    """tsc (web's) on database.types.ts and `usage` in `folder`, supabase-js resolved from learning/web/."""
     (folder / "types_usage.ts").write_text(usage)
     config = {
         "compilerOptions": {
@@ -94,7 +94,7 @@ def generated_types(project: Project) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-needs_tsc = pytest.mark.skipif(not TSC.exists() or not shutil.which("node"), reason="web/node_modules not installed")
+needs_tsc = pytest.mark.skipif(not TSC.exists() or not shutil.which("node"), reason="learning/web/node_modules not installed")
 
 
 @needs_tsc

@@ -1,7 +1,8 @@
 // make screenshots: every screen at 375 px and 1280 px wide, against a seeded server; the
 // admin screens are also checked with axe-core (serious or critical violations fail).
-// Starts `supalite serve --seed` on a scratch data dir (or uses SUPALITE_URL), writes PNGs
-// to web/screenshots/<width>/ and reports any horizontal scrolling at 375 px.
+// Starts `supalite serve --seed` on the learning site with a scratch data dir (or uses
+// SUPALITE_URL), writes PNGs to learning/web/screenshots/<width>/ and reports any horizontal
+// scrolling at 375 px.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, chmodSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -9,12 +10,14 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-const repo = resolve(new URL("..", import.meta.url).pathname);
-const { launch, signIn, horizontalOverflow, VIEWPORTS, DEMO } = await import(join(repo, "web/e2e/browser.mjs"));
-const { uploadScreens } = await import(join(repo, "web/e2e/upload-screens.mjs"));
-const outDir = join(repo, "web/screenshots");
+// The app (learning/, the server's project dir) and the repository holding .venv.
+const app = resolve(new URL("..", import.meta.url).pathname);
+const repo = resolve(app, "..");
+const { launch, signIn, horizontalOverflow, VIEWPORTS, DEMO } = await import(join(app, "web/e2e/browser.mjs"));
+const { uploadScreens } = await import(join(app, "web/e2e/upload-screens.mjs"));
+const outDir = join(app, "web/screenshots");
 // axe-core checks every admin screen: serious or critical violations are reported.
-const AXE_SOURCE = readFileSync(createRequire(join(repo, "web/package.json")).resolve("axe-core/axe.min.js"), "utf8");
+const AXE_SOURCE = readFileSync(createRequire(join(app, "web/package.json")).resolve("axe-core/axe.min.js"), "utf8");
 
 async function axeProblems(page) {
   await page.evaluate(AXE_SOURCE);
@@ -39,7 +42,7 @@ async function startServer() {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "supalite-shots-"));
   chmodSync(dataDir, 0o755);
-  const env = { ...process.env, SUPALITE_DB_PORT: "0", SUPALITE_RATE_LIMITS: "false", SUPALITE_PROJECT_DIR: repo, SUPALITE_LOG_LEVEL: "warning", SUPALITE_AUTH_MAX_SESSIONS: "2", SUPALITE_AUTH_SESSIONS_TIMEBOX: "720h", SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT: "168h",
+  const env = { ...process.env, SUPALITE_DB_PORT: "0", SUPALITE_RATE_LIMITS: "false", SUPALITE_PROJECT_DIR: app, SUPALITE_LOG_LEVEL: "warning", SUPALITE_AUTH_MAX_SESSIONS: "2", SUPALITE_AUTH_SESSIONS_TIMEBOX: "720h", SUPALITE_AUTH_SESSIONS_INACTIVITY_TIMEOUT: "168h",
     SUPALITE_APP_OWNER_EMAIL: "admin@example.com", SUPALITE_APP_CONTACT_ADMIN_EMAIL: "prof@example.com",
     SUPALITE_APP_CONTACT_WHATSAPP: "+33612345678", SUPALITE_APP_CONTACT_EMAIL: "contact@example.com" };
   const child = spawn(join(repo, ".venv/bin/supalite"), ["serve", "--port", String(port), "--data-dir", dataDir, "--seed"], { env, stdio: ["ignore", "inherit", "inherit"] });
